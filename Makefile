@@ -81,6 +81,9 @@ LIBTFPI := $(LIB)/libtfpi.a
 
 TOOL_COMMON := $(wildcard tools/common/*.c)
 TOOL_COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TOOL_COMMON))
+# The tools' shared code is an archive too, so each program links only the
+# parts it calls.
+LIBTOOLS := $(LIB)/libtfpi_tools.a
 TOOLS := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
 EXAMPLES := label_image
 TOOL_BINS := $(addprefix $(BIN)/,$(TOOLS) $(EXAMPLES))
@@ -127,25 +130,27 @@ $(OBJ)/op_registry.o: $(REGISTRY_C) $(BUILD_FILES) | $(PROTO_H)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIBTFPI): $(LIB_OBJS)
+$(LIBTOOLS): $(TOOL_COMMON_OBJS)
+$(LIBTFPI) $(LIBTOOLS):
 	@mkdir -p $(dir $@)
 	@echo "  AR      $@"
 	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
 # ---- link ------------------------------------------------------------------
-$(BIN)/%: $(OBJ)/tools/%.o $(TOOL_COMMON_OBJS) $(LIBTFPI)
+$(BIN)/%: $(OBJ)/tools/%.o $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BIN)/label_image: $(OBJ)/pi_examples/label_image/label_image.o $(TOOL_COMMON_OBJS) $(LIBTFPI)
+$(BIN)/label_image: $(OBJ)/pi_examples/label_image/label_image.o $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # transform_graph also links its transforms (tools/transforms/*.c).
 TRANSFORM_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/transforms/*.c))
-$(BIN)/transform_graph: $(OBJ)/tools/transform_graph.o $(TRANSFORM_OBJS) $(TOOL_COMMON_OBJS) $(LIBTFPI)
+$(BIN)/transform_graph: $(OBJ)/tools/transform_graph.o $(TRANSFORM_OBJS) $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
@@ -171,7 +176,7 @@ endif
 endif
 all tools tests: $(BIN)/camera
 
-$(BIN)/camera: $(OBJ)/pi_examples/camera/camera.o $(CAMERA_OBJS) $(TOOL_COMMON_OBJS) $(LIBTFPI)
+$(BIN)/camera: $(OBJ)/pi_examples/camera/camera.o $(CAMERA_OBJS) $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
