@@ -113,7 +113,7 @@ $(REGISTRY_C): $(TF_OP_FILES) tools/gen_op_registry.sh $(wildcard kernels/*.c)
 # ---- compile ---------------------------------------------------------------
 # Every object waits for the protobuf headers (order-only), so -j is safe,
 # and is rebuilt when the flags in this file or the toolchain file change.
-BUILD_FILES := Makefile toolchains/$(target).mk
+BUILD_FILES := Makefile toolchains/$(target).mk $(wildcard toolchains/shared/*.mk)
 $(OBJ)/%.o: %.c $(BUILD_FILES) | $(PROTO_H)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

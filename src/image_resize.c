@@ -49,55 +49,38 @@ static float lerp2d(float tl, float tr, float bl, float br, float x_lerp,
     return top + (bottom - top) * y_lerp;
 }
 
-void tp_resize_bilinear_f32(const float *in, int batch, int in_h, int in_w,
-                            int channels, float *out, int out_h, int out_w,
-                            bool align_corners, bool half_pixel_centers)
-{
-    float scale_y = resize_scale(in_h, out_h, align_corners);
-    float scale_x = resize_scale(in_w, out_w, align_corners);
-    size_t c_count = (size_t)channels;
-    for (int b = 0; b < batch; b++) {
-        const float *image = in + (size_t)b * in_h * in_w * c_count;
-        for (int y = 0; y < out_h; y++) {
-            axis_sample sy = bilinear_sample(y, scale_y, in_h, half_pixel_centers);
-            const float *top = image + (size_t)sy.lo * in_w * c_count;
-            const float *bottom = image + (size_t)sy.hi * in_w * c_count;
-            for (int x = 0; x < out_w; x++) {
-                axis_sample sx =
-                    bilinear_sample(x, scale_x, in_w, half_pixel_centers);
-                size_t l = (size_t)sx.lo * c_count, r = (size_t)sx.hi * c_count;
-                for (size_t c = 0; c < c_count; c++)
-                    *out++ = lerp2d(top[l + c], top[r + c], bottom[l + c],
-                                    bottom[r + c], sx.lerp, sy.lerp);
-            }
-        }
+/* One body for every input type: the pixel type is the only difference, and
+ * the arithmetic is float either way (uint8 values convert exactly). */
+#define DEFINE_RESIZE_BILINEAR(name, pixel_t)                                  \
+    void name(const pixel_t *in, int batch, int in_h, int in_w, int channels,  \
+              float *out, int out_h, int out_w, bool align_corners,            \
+              bool half_pixel_centers)                                         \
+    {                                                                          \
+        float scale_y = resize_scale(in_h, out_h, align_corners);              \
+        float scale_x = resize_scale(in_w, out_w, align_corners);              \
+        size_t c_count = (size_t)channels;                                     \
+        for (int b = 0; b < batch; b++) {                                      \
+            const pixel_t *image = in + (size_t)b * in_h * in_w * c_count;     \
+            for (int y = 0; y < out_h; y++) {                                  \
+                axis_sample sy =                                               \
+                    bilinear_sample(y, scale_y, in_h, half_pixel_centers);     \
+                const pixel_t *top = image + (size_t)sy.lo * in_w * c_count;   \
+                const pixel_t *bottom = image + (size_t)sy.hi * in_w * c_count; \
+                for (int x = 0; x < out_w; x++) {                              \
+                    axis_sample sx =                                           \
+                        bilinear_sample(x, scale_x, in_w, half_pixel_centers); \
+                    size_t l = (size_t)sx.lo * c_count;                        \
+                    size_t r = (size_t)sx.hi * c_count;                        \
+                    for (size_t c = 0; c < c_count; c++)                       \
+                        *out++ = lerp2d(top[l + c], top[r + c], bottom[l + c], \
+                                        bottom[r + c], sx.lerp, sy.lerp);      \
+                }                                                              \
+            }                                                                  \
+        }                                                                      \
     }
-}
 
-void tp_resize_bilinear_u8(const uint8_t *in, int batch, int in_h, int in_w,
-                           int channels, float *out, int out_h, int out_w,
-                           bool align_corners, bool half_pixel_centers)
-{
-    float scale_y = resize_scale(in_h, out_h, align_corners);
-    float scale_x = resize_scale(in_w, out_w, align_corners);
-    size_t c_count = (size_t)channels;
-    for (int b = 0; b < batch; b++) {
-        const uint8_t *image = in + (size_t)b * in_h * in_w * c_count;
-        for (int y = 0; y < out_h; y++) {
-            axis_sample sy = bilinear_sample(y, scale_y, in_h, half_pixel_centers);
-            const uint8_t *top = image + (size_t)sy.lo * in_w * c_count;
-            const uint8_t *bottom = image + (size_t)sy.hi * in_w * c_count;
-            for (int x = 0; x < out_w; x++) {
-                axis_sample sx =
-                    bilinear_sample(x, scale_x, in_w, half_pixel_centers);
-                size_t l = (size_t)sx.lo * c_count, r = (size_t)sx.hi * c_count;
-                for (size_t c = 0; c < c_count; c++)
-                    *out++ = lerp2d(top[l + c], top[r + c], bottom[l + c],
-                                    bottom[r + c], sx.lerp, sy.lerp);
-            }
-        }
-    }
-}
+DEFINE_RESIZE_BILINEAR(tp_resize_bilinear_f32, float)
+DEFINE_RESIZE_BILINEAR(tp_resize_bilinear_u8, uint8_t)
 
 /* TF's nearest-neighbour source index: half-pixel centres use
  * (i + 0.5) * scale without the -0.5, align_corners rounds, else floor. */

@@ -4,8 +4,6 @@
 # for the arithmetic; its static binaries run on any 32-bit Pi OS.
 ARCH_FLAGS := -march=armv6zk -mfpu=vfp -mfloat-abi=softfp -marm
 MULTIARCH := arm-linux-gnueabi
-CROSS_PREFIX := arm-linux-gnueabi-
-SYSROOT := downloads/sysroot-armel
-# -E LD_LIBRARY_PATH: STATIC=0 builds load the sysroot's .so files under qemu.
-QEMU := qemu-arm -cpu arm1176 -L /usr/arm-linux-gnueabi -E LD_LIBRARY_PATH=$(CURDIR)/$(SYSROOT)/usr/lib/$(MULTIARCH)
-STATIC ?= 1
+DEBIAN_ARCH := armel
+QEMU_PROGRAM := qemu-arm -cpu arm1176
+include toolchains/shared/arm_cross.mk
