@@ -182,8 +182,8 @@ $(BIN)/camera: $(OBJ)/pi_examples/camera/camera.o $(CAMERA_OBJS) $(LIBTOOLS) $(L
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
 
 $(OBJ)/tests/unit/test_camera_%.o: CFLAGS += -Ipi_examples/camera
-$(BIN)/tests/test_camera_%: $(OBJ)/tests/unit/test_camera_%.o $(CAMERA_OBJS) $(TOOL_COMMON_OBJS) \
-                            $(TEST_COMMON_OBJS) $(LIBTFPI)
+$(BIN)/tests/test_camera_%: $(OBJ)/tests/unit/test_camera_%.o $(CAMERA_OBJS) $(TEST_COMMON_OBJS) \
+                            $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
@@ -197,7 +197,7 @@ $(LIB)/fake_v4l2.so: tests/fakes/fake_v4l2.c
 endif
 # ---- end of pi_examples/camera -------------------------------------------------
 
-$(BIN)/tests/%: $(OBJ)/tests/unit/%.o $(TEST_COMMON_OBJS) $(LIBTFPI)
+$(BIN)/tests/%: $(OBJ)/tests/unit/%.o $(TEST_COMMON_OBJS) $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@

@@ -1,5 +1,6 @@
-/* graph_builder.c - hand-built NodeDefs for tests. Every field is malloc'd so
- * protobuf-c's free_unpacked can free the nodes. */
+/* graph_builder.c - hand-built GraphDefs for tests, on top of the tools'
+ * GraphDef editing code (tools/common/graphdef_edit.c). Every field is
+ * malloc'd so protobuf-c's free_unpacked frees the whole graph. */
 #include "graph_builder.h"
 
 #include <stdarg.h>
@@ -7,202 +8,81 @@
 #include <string.h>
 
 #include "tensor.h"
+#include "xalloc.h"
 
 struct gb_graph {
-    Tfpi__NodeDef **nodes;
-    size_t n, cap;
+    Tfpi__GraphDef *def;
 };
 
-static void *xcalloc(size_t n, size_t size)
+gb_graph *gb_new(void)
 {
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort(); /* tests only */
-    return p;
+    gb_graph *g = xmalloc(sizeof *g);
+    g->def = xmalloc(sizeof *g->def);
+    tfpi__graph_def__init(g->def);
+    return g;
 }
-
-gb_graph *gb_new(void) { return xcalloc(1, sizeof(gb_graph)); }
 
 void gb_free(gb_graph *g)
 {
-    for (size_t i = 0; i < g->n; i++)
-        tfpi__node_def__free_unpacked(g->nodes[i], NULL);
-    free(g->nodes);
+    tfpi__graph_def__free_unpacked(g->def, NULL);
     free(g);
-}
-
-static char *xstrdup(const char *s)
-{
-    char *p = xcalloc(strlen(s) + 1, 1);
-    memcpy(p, s, strlen(s));
-    return p;
 }
 
 Tfpi__NodeDef *gb_node(gb_graph *g, const char *op, const char *name, ...)
 {
-    Tfpi__NodeDef *n = xcalloc(1, sizeof *n);
-    tfpi__node_def__init(n);
-    n->name = xstrdup(name);
-    n->op = xstrdup(op);
+    Tfpi__NodeDef *n = gd_node_new(name, op);
     va_list ap;
     va_start(ap, name);
-    for (const char *in; (in = va_arg(ap, const char *));) {
-        n->input = realloc(n->input, (n->n_input + 1) * sizeof *n->input);
-        n->input[n->n_input++] = xstrdup(in);
-    }
+    for (const char *in; (in = va_arg(ap, const char *));)
+        gd_add_input(n, in);
     va_end(ap);
-    if (g->n == g->cap) {
-        g->cap = g->cap ? 2 * g->cap : 16;
-        g->nodes = realloc(g->nodes, g->cap * sizeof *g->nodes);
-    }
-    g->nodes[g->n++] = n;
+    gd_append_node(g->def, n);
     return n;
-}
-
-static Tfpi__AttrValue *new_attr(Tfpi__NodeDef *n, const char *key)
-{
-    Tfpi__NodeDef__AttrEntry *e = xcalloc(1, sizeof *e);
-    tfpi__node_def__attr_entry__init(e);
-    e->key = xstrdup(key);
-    e->value = xcalloc(1, sizeof *e->value);
-    tfpi__attr_value__init(e->value);
-    n->attr = realloc(n->attr, (n->n_attr + 1) * sizeof *n->attr);
-    n->attr[n->n_attr++] = e;
-    return e->value;
-}
-
-void gb_attr_int(Tfpi__NodeDef *n, const char *key, int64_t v)
-{
-    Tfpi__AttrValue *a = new_attr(n, key);
-    a->value_case = TFPI__ATTR_VALUE__VALUE_I;
-    a->i = v;
-}
-
-void gb_attr_float(Tfpi__NodeDef *n, const char *key, float v)
-{
-    Tfpi__AttrValue *a = new_attr(n, key);
-    a->value_case = TFPI__ATTR_VALUE__VALUE_F;
-    a->f = v;
-}
-
-void gb_attr_bool(Tfpi__NodeDef *n, const char *key, int v)
-{
-    Tfpi__AttrValue *a = new_attr(n, key);
-    a->value_case = TFPI__ATTR_VALUE__VALUE_B;
-    a->b = v != 0;
-}
-
-void gb_attr_type(Tfpi__NodeDef *n, const char *key, tfpi_dtype v)
-{
-    Tfpi__AttrValue *a = new_attr(n, key);
-    a->value_case = TFPI__ATTR_VALUE__VALUE_TYPE;
-    a->type = (Tfpi__DataType)v;
-}
-
-void gb_attr_string(Tfpi__NodeDef *n, const char *key, const char *v)
-{
-    Tfpi__AttrValue *a = new_attr(n, key);
-    a->value_case = TFPI__ATTR_VALUE__VALUE_S;
-    a->s.len = strlen(v);
-    a->s.data = (uint8_t *)xstrdup(v);
-}
-
-void gb_attr_ints(Tfpi__NodeDef *n, const char *key, const int64_t *v, int count)
-{
-    Tfpi__AttrValue *a = new_attr(n, key);
-    a->value_case = TFPI__ATTR_VALUE__VALUE_LIST;
-    a->list = xcalloc(1, sizeof *a->list);
-    tfpi__attr_value__list_value__init(a->list);
-    a->list->n_i = (size_t)count;
-    a->list->i = xcalloc((size_t)count, sizeof(int64_t));
-    memcpy(a->list->i, v, (size_t)count * sizeof(int64_t));
-}
-
-static Tfpi__TensorShapeProto *new_shape(const int64_t *dims, int ndims)
-{
-    Tfpi__TensorShapeProto *s = xcalloc(1, sizeof *s);
-    tfpi__tensor_shape_proto__init(s);
-    if (ndims < 0) {
-        s->unknown_rank = 1;
-        return s;
-    }
-    s->n_dim = (size_t)ndims;
-    s->dim = xcalloc((size_t)ndims, sizeof *s->dim);
-    for (int i = 0; i < ndims; i++) {
-        s->dim[i] = xcalloc(1, sizeof **s->dim);
-        tfpi__tensor_shape_proto__dim__init(s->dim[i]);
-        s->dim[i]->size = dims[i];
-    }
-    return s;
-}
-
-void gb_attr_shape(Tfpi__NodeDef *n, const char *key, const int64_t *dims, int ndims)
-{
-    Tfpi__AttrValue *a = new_attr(n, key);
-    a->value_case = TFPI__ATTR_VALUE__VALUE_SHAPE;
-    a->shape = new_shape(dims, ndims);
 }
 
 void gb_attr_tensor(Tfpi__NodeDef *n, const char *key, tfpi_dtype dtype, const int64_t *dims, int ndims,
                     const void *data)
 {
-    Tfpi__AttrValue *a = new_attr(n, key);
-    a->value_case = TFPI__ATTR_VALUE__VALUE_TENSOR;
-    a->tensor = xcalloc(1, sizeof *a->tensor);
-    tfpi__tensor_proto__init(a->tensor);
-    a->tensor->dtype = (Tfpi__DataType)dtype;
-    a->tensor->tensor_shape = new_shape(dims, ndims);
     size_t count = 1;
     for (int i = 0; i < ndims; i++)
         count *= (size_t)dims[i];
-    size_t bytes = count * tfpi_dtype_size(dtype);
-    a->tensor->tensor_content.len = bytes;
-    a->tensor->tensor_content.data = xcalloc(bytes, 1);
-    memcpy(a->tensor->tensor_content.data, data, bytes);
+    gd_attr_set_tensor(n, key, gd_tensor_new(dtype, dims, ndims, data, count * tfpi_dtype_size(dtype)));
 }
 
 void gb_const(gb_graph *g, const char *name, tfpi_dtype dtype, const int64_t *dims, int ndims,
               const void *data)
 {
     Tfpi__NodeDef *n = gb_node(g, "Const", name, NULL);
-    gb_attr_type(n, "dtype", dtype);
+    gd_attr_set_type(n, "dtype", dtype);
     gb_attr_tensor(n, "value", dtype, dims, ndims, data);
 }
 
 void gb_placeholder(gb_graph *g, const char *name, tfpi_dtype dtype, const int64_t *dims, int ndims)
 {
     Tfpi__NodeDef *n = gb_node(g, "Placeholder", name, NULL);
-    gb_attr_type(n, "dtype", dtype);
-    gb_attr_shape(n, "shape", dims, ndims);
+    gd_attr_set_type(n, "dtype", dtype);
+    gd_attr_set_shape(n, "shape", dims, ndims);
 }
 
 void gb_const_string(gb_graph *g, const char *name, const void *data, size_t size)
 {
     Tfpi__NodeDef *n = gb_node(g, "Const", name, NULL);
-    gb_attr_type(n, "dtype", TFPI_STRING);
-    Tfpi__AttrValue *a = new_attr(n, "value");
-    a->value_case = TFPI__ATTR_VALUE__VALUE_TENSOR;
-    a->tensor = xcalloc(1, sizeof *a->tensor);
-    tfpi__tensor_proto__init(a->tensor);
-    a->tensor->dtype = TFPI__DATA_TYPE__DT_STRING;
-    a->tensor->tensor_shape = new_shape(NULL, 0);
-    a->tensor->n_string_val = 1;
-    a->tensor->string_val = xcalloc(1, sizeof *a->tensor->string_val);
-    a->tensor->string_val[0].len = size;
-    a->tensor->string_val[0].data = xcalloc(size, 1);
+    gd_attr_set_type(n, "dtype", TFPI_STRING);
+    Tfpi__TensorProto *t = gd_tensor_new(TFPI_STRING, NULL, 0, NULL, 0);
+    t->n_string_val = 1;
+    t->string_val = xcalloc(1, sizeof *t->string_val);
+    t->string_val[0].len = size;
+    t->string_val[0].data = xmalloc(size);
     if (size)
-        memcpy(a->tensor->string_val[0].data, data, size);
+        memcpy(t->string_val[0].data, data, size);
+    gd_attr_set_tensor(n, "value", t);
 }
 
 uint8_t *gb_serialize(const gb_graph *g, size_t *size)
 {
-    Tfpi__GraphDef def;
-    tfpi__graph_def__init(&def);
-    def.n_node = g->n;
-    def.node = g->nodes;
-    *size = tfpi__graph_def__get_packed_size(&def);
-    uint8_t *buf = xcalloc(*size, 1);
-    tfpi__graph_def__pack(&def, buf);
+    *size = tfpi__graph_def__get_packed_size(g->def);
+    uint8_t *buf = xmalloc(*size);
+    tfpi__graph_def__pack(g->def, buf);
     return buf;
 }
 

@@ -1,10 +1,12 @@
 /* graph_builder.h - builds GraphDefs in tests: add nodes with inputs and
  * attributes, serialize with protobuf-c, load with the public API. This is
- * how unit and differential tests make the small graphs they run. */
+ * how unit and differential tests make the small graphs they run, with the
+ * tools' own GraphDef editing code. */
 #ifndef TFPI_GRAPH_BUILDER_H
 #define TFPI_GRAPH_BUILDER_H
 
 #include "graph.pb-c.h"
+#include "graphdef_edit.h"
 #include "tfpi.h"
 
 typedef struct gb_graph gb_graph;
@@ -15,14 +17,8 @@ void gb_free(gb_graph *g);
 /* Adds a node; the inputs follow as strings, ended by NULL. */
 Tfpi__NodeDef *gb_node(gb_graph *g, const char *op, const char *name, ...);
 
-void gb_attr_int(Tfpi__NodeDef *n, const char *key, int64_t v);
-void gb_attr_float(Tfpi__NodeDef *n, const char *key, float v);
-void gb_attr_bool(Tfpi__NodeDef *n, const char *key, int v);
-void gb_attr_type(Tfpi__NodeDef *n, const char *key, tfpi_dtype v);
-void gb_attr_string(Tfpi__NodeDef *n, const char *key, const char *v);
-void gb_attr_ints(Tfpi__NodeDef *n, const char *key, const int64_t *v, int count);
-/* ndims < 0: unknown rank; a dim of -1 is unknown. */
-void gb_attr_shape(Tfpi__NodeDef *n, const char *key, const int64_t *dims, int ndims);
+/* Attributes: graphdef_edit.h's gd_attr_set_int/float/bool/type/string/
+ * ints/shape (ndims < 0: unknown rank; a dim of -1 is unknown). */
 /* A tensor attr with raw tensor_content bytes of the given dtype. */
 void gb_attr_tensor(Tfpi__NodeDef *n, const char *key, tfpi_dtype dtype, const int64_t *dims, int ndims,
                     const void *data);

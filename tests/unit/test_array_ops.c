@@ -90,9 +90,9 @@ static void test_pack(void)
     const_i32(g, "a", 1, &two, (int32_t[]){1, 2});
     const_i32(g, "b", 1, &two, (int32_t[]){3, 4});
     const_i32(g, "c", 1, &two, (int32_t[]){5, 6});
-    gb_attr_int(gb_node(g, "Pack", "axis0", "a", "b", "c", NULL), "axis", 0);
-    gb_attr_int(gb_node(g, "Pack", "axis1", "a", "b", "c", NULL), "axis", 1);
-    gb_attr_int(gb_node(g, "Pack", "axis_neg", "a", "b", "c", NULL), "axis", -1);
+    gd_attr_set_int(gb_node(g, "Pack", "axis0", "a", "b", "c", NULL), "axis", 0);
+    gd_attr_set_int(gb_node(g, "Pack", "axis1", "a", "b", "c", NULL), "axis", 1);
+    gd_attr_set_int(gb_node(g, "Pack", "axis_neg", "a", "b", "c", NULL), "axis", -1);
     scalar_i32(g, "s7", 7);
     scalar_i32(g, "s8", 8);
     gb_node(g, "Pack", "scalars", "s7", "s8", NULL);
@@ -111,7 +111,7 @@ static gb_graph *split_graph(void)
     gb_graph *g = gb_new();
     gb_placeholder(g, "x", TFPI_INT32, (int64_t[]){2, 6}, 2);
     scalar_i32(g, "one", 1);
-    gb_attr_int(gb_node(g, "Split", "split", "one", "x", NULL), "num_split", 3);
+    gd_attr_set_int(gb_node(g, "Split", "split", "one", "x", NULL), "num_split", 3);
     return g;
 }
 
@@ -157,7 +157,7 @@ static void test_split_v_infers_minus_one(void)
     const_i32(g, "x", 2, (int64_t[]){4, 2}, x);
     const_i32(g, "sizes", 1, (int64_t[]){3}, (int32_t[]){1, -1, 2});
     scalar_i32(g, "zero", 0);
-    gb_attr_int(gb_node(g, "SplitV", "split", "x", "sizes", "zero", NULL), "num_split", 3);
+    gd_attr_set_int(gb_node(g, "SplitV", "split", "x", "sizes", "zero", NULL), "num_split", 3);
     gb_node(g, "Identity", "middle", "split:1", NULL);
     /* np.split(arange(8).reshape(4, 2), [1, 2], 0) */
     CHECK_TENSOR(op_eval(g, NULL, "split"), TFPI_INT32, 2, (int64_t[]){1, 2}, (int32_t[]){0, 1});
@@ -171,9 +171,9 @@ static void test_unpack(void)
     gb_graph *g = gb_new();
     gb_placeholder(g, "x", TFPI_FLOAT, (int64_t[]){3, 2}, 2);
     Tfpi__NodeDef *n = gb_node(g, "Unpack", "columns", "x", NULL);
-    gb_attr_int(n, "num", 2);
-    gb_attr_int(n, "axis", -1);
-    gb_attr_int(gb_node(g, "Unpack", "rows", "x", NULL), "num", 3);
+    gd_attr_set_int(n, "num", 2);
+    gd_attr_set_int(n, "axis", -1);
+    gd_attr_set_int(gb_node(g, "Unpack", "rows", "x", NULL), "num", 3);
     gb_node(g, "Identity", "last_row", "rows:2", NULL);
     tfpi_tensor *x = op_tensor(TFPI_FLOAT, (int64_t[]){3, 2}, 2, (float[]){0, 1, 2, 3, 4, 5});
     /* x[:, 0], x[:, 1] and x[2] of x = arange(6).reshape(3, 2) */
@@ -194,12 +194,12 @@ static void test_join_and_split_errors(void)
     gb_node(g, "ConcatV2", "bad_shapes", "x", "c", "one", NULL);
     gb_node(g, "ConcatV2", "bad_axis", "x", "x", "two", NULL);
     gb_node(g, "Pack", "bad_pack", "x", "c", NULL);
-    gb_attr_int(gb_node(g, "Split", "split4", "one", "x", NULL), "num_split", 4);
-    gb_attr_int(gb_node(g, "Split", "split3", "one", "x", NULL), "num_split", 3);
+    gd_attr_set_int(gb_node(g, "Split", "split4", "one", "x", NULL), "num_split", 4);
+    gd_attr_set_int(gb_node(g, "Split", "split3", "one", "x", NULL), "num_split", 3);
     gb_node(g, "Identity", "beyond", "split3:3", NULL);
     const_i32(g, "two_unknown", 1, (int64_t[]){2}, (int32_t[]){-1, -1});
-    gb_attr_int(gb_node(g, "SplitV", "split_v", "x", "two_unknown", "one", NULL), "num_split", 2);
-    gb_attr_int(gb_node(g, "Unpack", "unpack", "x", NULL), "num", 3);
+    gd_attr_set_int(gb_node(g, "SplitV", "split_v", "x", "two_unknown", "one", NULL), "num_split", 2);
+    gd_attr_set_int(gb_node(g, "Unpack", "unpack", "x", NULL), "num", 3);
     tfpi_tensor *x = x_2x3();
     CHECK_FAILS(g, x, "bad_shapes", "bad_shapes", "does not match input 0");
     CHECK_FAILS(g, x, "bad_axis", "bad_axis", "axis 2 is out of range");
@@ -297,7 +297,7 @@ static void test_size_and_rank(void)
     gb_graph *g = gb_new();
     gb_placeholder(g, "x", TFPI_FLOAT, shape_2x3, 2);
     gb_node(g, "Size", "size", "x", NULL);
-    gb_attr_type(gb_node(g, "Size", "size64", "x", NULL), "out_type", TFPI_INT64);
+    gd_attr_set_type(gb_node(g, "Size", "size64", "x", NULL), "out_type", TFPI_INT64);
     gb_node(g, "Rank", "rank", "x", NULL);
     gb_node(g, "Pack", "size_rank", "size", "rank", NULL);
     gb_node(g, "Pack", "size64_vector", "size64", NULL);

@@ -57,26 +57,26 @@ static gb_graph *wav_graph(void)
 static void add_decode_wav(gb_graph *g, const char *input, int64_t samples, int64_t channels)
 {
     Tfpi__NodeDef *n = gb_node(g, "DecodeWav", "decoded", input, NULL);
-    gb_attr_int(n, "desired_samples", samples);
-    gb_attr_int(n, "desired_channels", channels);
+    gd_attr_set_int(n, "desired_samples", samples);
+    gd_attr_set_int(n, "desired_channels", channels);
 }
 
 static void add_spectrogram(gb_graph *g, int64_t window, int64_t stride, int magnitude_squared)
 {
     Tfpi__NodeDef *n = gb_node(g, "AudioSpectrogram", "spectrogram", "decoded", NULL);
-    gb_attr_int(n, "window_size", window);
-    gb_attr_int(n, "stride", stride);
-    gb_attr_bool(n, "magnitude_squared", magnitude_squared);
+    gd_attr_set_int(n, "window_size", window);
+    gd_attr_set_int(n, "stride", stride);
+    gd_attr_set_bool(n, "magnitude_squared", magnitude_squared);
 }
 
 /* Mfcc with the op's defaults except the coefficient count. */
 static void add_mfcc(gb_graph *g, const char *name, const char *rate, int64_t coefficients)
 {
     Tfpi__NodeDef *n = gb_node(g, "Mfcc", name, "spectrogram", rate, NULL);
-    gb_attr_float(n, "upper_frequency_limit", 4000);
-    gb_attr_float(n, "lower_frequency_limit", 20);
-    gb_attr_int(n, "filterbank_channel_count", 40);
-    gb_attr_int(n, "dct_coefficient_count", coefficients);
+    gd_attr_set_float(n, "upper_frequency_limit", 4000);
+    gd_attr_set_float(n, "lower_frequency_limit", 20);
+    gd_attr_set_int(n, "filterbank_channel_count", 40);
+    gd_attr_set_int(n, "dct_coefficient_count", coefficients);
 }
 
 static void check_shape(const tfpi_tensor *t, int ndims, const int64_t *dims)
@@ -524,8 +524,8 @@ static void expect_mfcc_error(int32_t rate, float upper, int64_t coefficients, c
     gb_placeholder(g, "spectrogram", TFPI_FLOAT, (const int64_t[]){1, 3, 257}, 3);
     gb_const(g, "rate", TFPI_INT32, NULL, 0, &rate);
     Tfpi__NodeDef *n = gb_node(g, "Mfcc", "mfcc", "spectrogram", "rate", NULL);
-    gb_attr_float(n, "upper_frequency_limit", upper);
-    gb_attr_int(n, "dct_coefficient_count", coefficients);
+    gd_attr_set_float(n, "upper_frequency_limit", upper);
+    gd_attr_set_int(n, "dct_coefficient_count", coefficients);
     tfpi_status status;
     tfpi_graph *graph = gb_load(g, &status);
     gb_free(g);

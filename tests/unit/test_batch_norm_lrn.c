@@ -95,11 +95,11 @@ static gb_graph *small_fused_graph(const char *op, bool training, float average_
     gb_const(g, "mean", TFPI_FLOAT, running, 1, bn_mean);
     gb_const(g, "variance", TFPI_FLOAT, running, 1, bn_variance);
     Tfpi__NodeDef *n = gb_node(g, op, "bn", "x", "scale", "offset", "mean", "variance", NULL);
-    gb_attr_float(n, "epsilon", 0.001f);
-    gb_attr_bool(n, "is_training", training);
-    gb_attr_string(n, "data_format", "NHWC");
+    gd_attr_set_float(n, "epsilon", 0.001f);
+    gd_attr_set_bool(n, "is_training", training);
+    gd_attr_set_string(n, "data_format", "NHWC");
     if (average_factor != 1.0f)
-        gb_attr_float(n, "exponential_avg_factor", average_factor);
+        gd_attr_set_float(n, "exponential_avg_factor", average_factor);
     return g;
 }
 
@@ -215,10 +215,10 @@ static void test_batch_norm_random(void)
             Tfpi__NodeDef *n =
                 global ? gb_node(g, c->op, "bn", "x", "mean", "variance", "offset", "scale", NULL)
                        : gb_node(g, c->op, "bn", "x", "scale", "offset", "mean", "variance", NULL);
-            gb_attr_float(n, global ? "variance_epsilon" : "epsilon", 0.01f);
-            gb_attr_bool(n, global ? "scale_after_normalization" : "is_training", c->scale_after);
+            gd_attr_set_float(n, global ? "variance_epsilon" : "epsilon", 0.01f);
+            gd_attr_set_bool(n, global ? "scale_after_normalization" : "is_training", c->scale_after);
             if (c->nchw)
-                gb_attr_string(n, "data_format", "NCHW");
+                gd_attr_set_string(n, "data_format", "NCHW");
             const float_feed feeds[2] = {{"x", x, c->nchw ? nchw : nhwc, 4}, {"mean", mean, vector, 1}};
             const char *fetch = "bn";
             tfpi_tensor *out = NULL;
@@ -276,14 +276,14 @@ static void test_batch_norm_errors(void)
     gb_placeholder(g, "x", TFPI_FLOAT, bn_x_dims, 4);
     gb_const(g, "c3", TFPI_FLOAT, channels3, 1, bn_scale);
     gb_const(g, "c2", TFPI_FLOAT, two, 1, bn_scale);
-    gb_attr_bool(gb_node(g, "FusedBatchNorm", "out", "x", "c3", "c2", "c3", "c3", NULL), "is_training", 0);
+    gd_attr_set_bool(gb_node(g, "FusedBatchNorm", "out", "x", "c3", "c2", "c3", "c3", NULL), "is_training", 0);
     expect_error(g, bn_x_dims, 4, "node 'out' (FusedBatchNorm)", "input 2 must be a vector of 3");
 
     const int64_t flat[3] = {1, 4, 3};
     g = gb_new();
     gb_placeholder(g, "x", TFPI_FLOAT, flat, 3);
     gb_const(g, "c3", TFPI_FLOAT, channels3, 1, bn_scale);
-    gb_attr_string(gb_node(g, "FusedBatchNormV3", "out", "x", "c3", "c3", "c3", "c3", NULL), "data_format",
+    gd_attr_set_string(gb_node(g, "FusedBatchNormV3", "out", "x", "c3", "c3", "c3", "c3", NULL), "data_format",
                    "NCHW");
     expect_error(g, flat, 3, "node 'out' (FusedBatchNormV3)", "does not fit data_format 'NCHW'");
 
@@ -301,10 +301,10 @@ static gb_graph *lrn_graph(const int64_t *dims, int64_t radius, float bias, floa
     gb_graph *g = gb_new();
     gb_placeholder(g, "x", TFPI_FLOAT, dims, 4);
     Tfpi__NodeDef *n = gb_node(g, "LRN", "out", "x", NULL);
-    gb_attr_int(n, "depth_radius", radius);
-    gb_attr_float(n, "bias", bias);
-    gb_attr_float(n, "alpha", alpha);
-    gb_attr_float(n, "beta", beta);
+    gd_attr_set_int(n, "depth_radius", radius);
+    gd_attr_set_float(n, "bias", bias);
+    gd_attr_set_float(n, "alpha", alpha);
+    gd_attr_set_float(n, "beta", beta);
     return g;
 }
 

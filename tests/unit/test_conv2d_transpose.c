@@ -104,14 +104,14 @@ static gb_graph *build(const transpose_case *c, const float *filter, const char 
     grad_dims(c, grad);
     gb_placeholder(g, "grad", TFPI_FLOAT, grad, 4);
     Tfpi__NodeDef *n = gb_node(g, "Conv2DBackpropInput", "out", "sizes", "filter", "grad", NULL);
-    gb_attr_type(n, "T", TFPI_FLOAT);
-    gb_attr_ints(n, "strides", (const int64_t[]){1, c->stride_h, c->stride_w, 1}, 4);
-    gb_attr_ints(n, "dilations", (const int64_t[]){1, c->dilation_h, c->dilation_w, 1}, 4);
-    gb_attr_string(n, "padding", c->padding);
+    gd_attr_set_type(n, "T", TFPI_FLOAT);
+    gd_attr_set_ints(n, "strides", (const int64_t[]){1, c->stride_h, c->stride_w, 1}, 4);
+    gd_attr_set_ints(n, "dilations", (const int64_t[]){1, c->dilation_h, c->dilation_w, 1}, 4);
+    gd_attr_set_string(n, "padding", c->padding);
     if (strcmp(c->padding, "EXPLICIT") == 0)
-        gb_attr_ints(n, "explicit_paddings",
+        gd_attr_set_ints(n, "explicit_paddings",
                      (const int64_t[]){0, 0, c->pads[0], c->pads[1], c->pads[2], c->pads[3], 0, 0}, 8);
-    gb_attr_string(n, "data_format", data_format);
+    gd_attr_set_string(n, "data_format", data_format);
     return g;
 }
 
@@ -271,8 +271,8 @@ static void test_errors(void)
     gb_const(g, "filter", TFPI_FLOAT, c.filter, 4, filter);
     gb_placeholder(g, "grad", TFPI_FLOAT, (const int64_t[]){1, 3, 2, 3}, 4);
     Tfpi__NodeDef *n = gb_node(g, "Conv2DBackpropInput", "out", "sizes", "filter", "grad", NULL);
-    gb_attr_ints(n, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
-    gb_attr_string(n, "padding", "SAME");
+    gd_attr_set_ints(n, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
+    gd_attr_set_string(n, "padding", "SAME");
     expect_error(g, (const int64_t[]){1, 3, 2, 3}, "out_backprop has shape [1,3,2,3]");
 
     g = gb_new();
@@ -280,8 +280,8 @@ static void test_errors(void)
     gb_const(g, "filter", TFPI_FLOAT, c.filter, 4, filter);
     gb_placeholder(g, "grad", TFPI_FLOAT, (const int64_t[]){1, 2, 2, 3}, 4);
     n = gb_node(g, "Conv2DBackpropInput", "out", "sizes", "filter", "grad", NULL);
-    gb_attr_ints(n, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
-    gb_attr_string(n, "padding", "SAME");
+    gd_attr_set_ints(n, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
+    gd_attr_set_string(n, "padding", "SAME");
     expect_error(g, (const int64_t[]){1, 2, 2, 3}, "input_sizes must be a vector of 4");
 
     /* input_sizes not known while planning: it comes from a feed */
@@ -290,8 +290,8 @@ static void test_errors(void)
     gb_const(g, "filter", TFPI_FLOAT, c.filter, 4, filter);
     gb_node(g, "Identity", "sizes", "grad", NULL);
     n = gb_node(g, "Conv2DBackpropInput", "out", "sizes", "filter", "grad", NULL);
-    gb_attr_ints(n, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
-    gb_attr_string(n, "padding", "SAME");
+    gd_attr_set_ints(n, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
+    gd_attr_set_string(n, "padding", "SAME");
     expect_error(g, (const int64_t[]){1, 2, 2, 3}, "input 0 must be computable");
 }
 

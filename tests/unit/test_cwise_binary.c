@@ -28,7 +28,7 @@ static tfpi_tensor *run_binary(const char *op, tfpi_dtype dtype, const int64_t *
     gb_graph *g = gb_new();
     gb_placeholder(g, "a", dtype, a_dims, a_ndims);
     gb_placeholder(g, "b", dtype, b_dims, b_ndims);
-    gb_attr_type(gb_node(g, op, "out", "a", "b", NULL), "T", dtype);
+    gd_attr_set_type(gb_node(g, op, "out", "a", "b", NULL), "T", dtype);
     tfpi_tensor *feeds[2] = {op_tensor(dtype, a_dims, a_ndims, a), op_tensor(dtype, b_dims, b_ndims, b)};
     tfpi_tensor *out = op_run(g, 2, feeds, 1, status);
     tfpi_tensor_free(feeds[0]);

@@ -80,7 +80,7 @@ static tfpi_tensor *run_unary(const char *op, tfpi_dtype dtype, const void *x, i
     gb_placeholder(g, "a", dtype, &n, 1);
     Tfpi__NodeDef *node = gb_node(g, op, "out", "a", NULL);
     if (alpha != 0)
-        gb_attr_float(node, "alpha", alpha);
+        gd_attr_set_float(node, "alpha", alpha);
     tfpi_tensor *in = op_tensor(dtype, &n, 1, x);
     tfpi_tensor *out = op_run(g, 1, &in, 1, status);
     tfpi_tensor_free(in);
@@ -196,8 +196,8 @@ static tfpi_tensor *run_cast(tfpi_dtype src, tfpi_dtype dst, const void *x, int6
     gb_graph *g = gb_new();
     gb_placeholder(g, "a", src, &n, 1);
     Tfpi__NodeDef *node = gb_node(g, "Cast", "out", "a", NULL);
-    gb_attr_type(node, "SrcT", src);
-    gb_attr_type(node, "DstT", dst);
+    gd_attr_set_type(node, "SrcT", src);
+    gd_attr_set_type(node, "DstT", dst);
     tfpi_tensor *in = op_tensor(src, &n, 1, x);
     tfpi_tensor *out = op_run(g, 1, &in, 1, status);
     tfpi_tensor_free(in);
@@ -271,7 +271,7 @@ static void check_bias_add(const char *op, const char *format, const int64_t *di
     gb_const(g, "bias", TFPI_FLOAT, &channels, 1, bias);
     Tfpi__NodeDef *node = gb_node(g, op, "out", "a", "bias", NULL);
     if (format)
-        gb_attr_string(node, "data_format", format);
+        gd_attr_set_string(node, "data_format", format);
     tfpi_tensor *in = op_tensor(TFPI_FLOAT, dims, 4, x);
     tfpi_status status;
     tfpi_tensor *out = op_run(g, 1, &in, 2, &status);

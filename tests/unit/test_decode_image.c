@@ -96,11 +96,11 @@ static tfpi_tensor *decode(const decode_case *c, const uint8_t *bytes, size_t si
     else
         gb_const_string(g, "contents", bytes, size);
     Tfpi__NodeDef *n = gb_node(g, c->op, "decoded", "contents", NULL);
-    gb_attr_int(n, "channels", c->channels);
+    gd_attr_set_int(n, "channels", c->channels);
     if (c->ratio)
-        gb_attr_int(n, "ratio", c->ratio);
+        gd_attr_set_int(n, "ratio", c->ratio);
     if (c->dct_method)
-        gb_attr_string(n, "dct_method", c->dct_method);
+        gd_attr_set_string(n, "dct_method", c->dct_method);
     tfpi_graph *graph = gb_load(g, status);
     gb_free(g);
     tfpi_session *session = graph ? tfpi_session_new(graph, NULL, status) : NULL;
@@ -261,9 +261,9 @@ static void test_attr_errors(void)
     gb_graph *g = gb_new();
     gb_const_string(g, "contents", rgb_png, sizeof rgb_png);
     Tfpi__NodeDef *png = gb_node(g, "DecodePng", "png16", "contents", NULL);
-    gb_attr_type(png, "dtype", TFPI_UINT16);
+    gd_attr_set_type(png, "dtype", TFPI_UINT16);
     Tfpi__NodeDef *jpeg = gb_node(g, "DecodeJpeg", "plain", "contents", NULL);
-    gb_attr_bool(jpeg, "fancy_upscaling", 0);
+    gd_attr_set_bool(jpeg, "fancy_upscaling", 0);
     tfpi_status status;
     tfpi_graph *graph = gb_load(g, &status);
     gb_free(g);
@@ -289,10 +289,10 @@ static tfpi_tensor *preprocess(const uint8_t *bytes, size_t size, tfpi_status *s
 {
     gb_graph *g = gb_new();
     gb_placeholder(g, "contents", TFPI_STRING, NULL, 0);
-    gb_attr_int(gb_node(g, "DecodeJpeg", "decoded", "contents", NULL), "channels", 3);
+    gd_attr_set_int(gb_node(g, "DecodeJpeg", "decoded", "contents", NULL), "channels", 3);
     Tfpi__NodeDef *cast = gb_node(g, "Cast", "cast", "decoded", NULL);
-    gb_attr_type(cast, "SrcT", TFPI_UINT8);
-    gb_attr_type(cast, "DstT", TFPI_FLOAT);
+    gd_attr_set_type(cast, "SrcT", TFPI_UINT8);
+    gd_attr_set_type(cast, "DstT", TFPI_FLOAT);
     const int32_t zero = 0, size_hw[2] = {128, 128};
     const float mean = 127.5f, scale = 1.0f / 127.5f;
     gb_const(g, "axis", TFPI_INT32, NULL, 0, &zero);

@@ -27,11 +27,11 @@ static tfpi_tensor *dequantize(tfpi_dtype dtype, const void *q, int64_t n, float
     gb_const(g, "min", TFPI_FLOAT, NULL, 0, &min);
     gb_const(g, "max", TFPI_FLOAT, NULL, 0, &max);
     Tfpi__NodeDef *node = gb_node(g, "Dequantize", "out", "q", "min", "max", NULL);
-    gb_attr_type(node, "T", dtype);
+    gd_attr_set_type(node, "T", dtype);
     if (mode)
-        gb_attr_string(node, "mode", mode);
+        gd_attr_set_string(node, "mode", mode);
     if (narrow_range)
-        gb_attr_bool(node, "narrow_range", true);
+        gd_attr_set_bool(node, "narrow_range", true);
     return op_run(g, 0, NULL, 1, status);
 }
 

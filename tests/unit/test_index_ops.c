@@ -61,7 +61,7 @@ static void test_gather(void)
 static Tfpi__NodeDef *add_one_hot(gb_graph *g, const char *name, const char *indices, int axis)
 {
     Tfpi__NodeDef *n = gb_node(g, "OneHot", name, indices, "depth", "on", "off", NULL);
-    gb_attr_int(n, "axis", axis);
+    gd_attr_set_int(n, "axis", axis);
     return n;
 }
 
@@ -294,8 +294,8 @@ static gb_graph *resize_graph(const char *op, tfpi_dtype dtype, int32_t out_h, i
     gb_placeholder(g, "x", dtype, (int64_t[]){1, 3, 4, 2}, 4);
     gb_const(g, "size", TFPI_INT32, (int64_t[]){2}, 1, (int32_t[]){out_h, out_w});
     Tfpi__NodeDef *n = gb_node(g, op, "resized", "x", "size", NULL);
-    gb_attr_bool(n, "align_corners", align_corners);
-    gb_attr_bool(n, "half_pixel_centers", half_pixel_centers);
+    gd_attr_set_bool(n, "align_corners", align_corners);
+    gd_attr_set_bool(n, "half_pixel_centers", half_pixel_centers);
     return g;
 }
 
@@ -353,11 +353,11 @@ static gb_graph *random_graph(int64_t seed, int64_t seed2)
     gb_graph *g = gb_new();
     gb_const(g, "shape", TFPI_INT32, (int64_t[]){2}, 1, (int32_t[]){40, 50});
     Tfpi__NodeDef *n = gb_node(g, "RandomUniform", "random", "shape", NULL);
-    gb_attr_type(n, "dtype", TFPI_FLOAT);
-    gb_attr_int(n, "seed", seed);
-    gb_attr_int(n, "seed2", seed2);
+    gd_attr_set_type(n, "dtype", TFPI_FLOAT);
+    gd_attr_set_int(n, "seed", seed);
+    gd_attr_set_int(n, "seed2", seed2);
     n = gb_node(g, "RandomUniform", "unseeded", "shape", NULL);
-    gb_attr_type(n, "dtype", TFPI_DOUBLE);
+    gd_attr_set_type(n, "dtype", TFPI_DOUBLE);
     gb_node(g, "RandomUniform", "unseeded_too", "shape", NULL);
     return g;
 }

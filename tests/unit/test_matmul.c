@@ -28,10 +28,10 @@ static gb_graph *build_case(const matmul_case *c, const float *b_values, const c
     gb_placeholder(g, "a", TFPI_FLOAT, c->a, c->a_rank);
     gb_const(g, "b", TFPI_FLOAT, c->b, c->b_rank, b_values);
     Tfpi__NodeDef *n = gb_node(g, c->op, name, "a", "b", NULL);
-    gb_attr_type(n, "T", TFPI_FLOAT);
+    gd_attr_set_type(n, "T", TFPI_FLOAT);
     const bool matmul = strcmp(c->op, "MatMul") == 0;
-    gb_attr_bool(n, matmul ? "transpose_a" : "adj_x", c->transpose_a);
-    gb_attr_bool(n, matmul ? "transpose_b" : "adj_y", c->transpose_b);
+    gd_attr_set_bool(n, matmul ? "transpose_a" : "adj_x", c->transpose_a);
+    gd_attr_set_bool(n, matmul ? "transpose_b" : "adj_y", c->transpose_b);
     return g;
 }
 

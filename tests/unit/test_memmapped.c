@@ -70,10 +70,10 @@ static uint8_t *mapped_graph(const char *region_name, int64_t rows, size_t *size
     gb_graph *g = gb_new();
     Tfpi__NodeDef *w = gb_node(g, "ImmutableConst", "w", NULL);
     int64_t dims[2] = {rows, 3};
-    gb_attr_type(w, "dtype", TFPI_FLOAT);
-    gb_attr_shape(w, "shape", dims, 2);
+    gd_attr_set_type(w, "dtype", TFPI_FLOAT);
+    gd_attr_set_shape(w, "shape", dims, 2);
     if (region_name)
-        gb_attr_string(w, "memory_region_name", region_name);
+        gd_attr_set_string(w, "memory_region_name", region_name);
     gb_node(g, "Identity", "out", "w", NULL);
     uint8_t *bytes = gb_serialize(g, size);
     gb_free(g);

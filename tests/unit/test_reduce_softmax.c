@@ -26,7 +26,7 @@ static tfpi_tensor *run_reduction(const char *op, tfpi_dtype dtype, const int64_
     const int64_t axes_dims[1] = {num_axes};
     gb_const(g, "axes", TFPI_INT32, axes_dims, 1, axes);
     Tfpi__NodeDef *n = gb_node(g, op, "out", "a", "axes", NULL);
-    gb_attr_bool(n, "keep_dims", keep_dims);
+    gd_attr_set_bool(n, "keep_dims", keep_dims);
     tfpi_tensor *in = op_tensor(dtype, dims, ndims, data);
     tfpi_tensor *out = op_run(g, 1, &in, threads, status);
     tfpi_tensor_free(in);
@@ -227,7 +227,7 @@ static tfpi_tensor *run_arg(const char *op, const float *x, const int64_t *dims,
     gb_const(g, "dim", TFPI_INT64, NULL, 0, &axis);
     Tfpi__NodeDef *n = gb_node(g, op, "out", "x", "dim", NULL);
     if (output_type)
-        gb_attr_type(n, "output_type", output_type);
+        gd_attr_set_type(n, "output_type", output_type);
     return op_run(g, 0, NULL, 1, status);
 }
 

@@ -99,11 +99,11 @@ static Tfpi__NodeDef *add_strided_slice(gb_graph *g, const char *name, const cha
 
 static void set_masks(Tfpi__NodeDef *n, const slice_case *c)
 {
-    gb_attr_int(n, "begin_mask", c->begin_mask);
-    gb_attr_int(n, "end_mask", c->end_mask);
-    gb_attr_int(n, "ellipsis_mask", c->ellipsis_mask);
-    gb_attr_int(n, "new_axis_mask", c->new_axis_mask);
-    gb_attr_int(n, "shrink_axis_mask", c->shrink_axis_mask);
+    gd_attr_set_int(n, "begin_mask", c->begin_mask);
+    gd_attr_set_int(n, "end_mask", c->end_mask);
+    gd_attr_set_int(n, "ellipsis_mask", c->ellipsis_mask);
+    gd_attr_set_int(n, "new_axis_mask", c->new_axis_mask);
+    gd_attr_set_int(n, "shrink_axis_mask", c->shrink_axis_mask);
 }
 
 static void test_strided_slice_cases(void)
@@ -142,8 +142,8 @@ static void test_strided_slice_int64_spec(void)
     gb_const(g, "s_end", TFPI_INT64, &three, 1, end);
     gb_const(g, "s_strides", TFPI_INT64, &three, 1, strides);
     Tfpi__NodeDef *n = add_strided_slice(g, "slice", "x", "s");
-    gb_attr_int(n, "begin_mask", 5);
-    gb_attr_int(n, "end_mask", 5);
+    gd_attr_set_int(n, "begin_mask", 5);
+    gd_attr_set_int(n, "end_mask", 5);
     tfpi_tensor *x = x_2x3x4();
     /* x[::-1, 2:0:-1, ::-2] */
     CHECK_TENSOR(op_eval(g, x, "slice"), TFPI_INT32, 3, (int64_t[]){2, 2, 2},
@@ -159,13 +159,13 @@ static void test_shape_math_folds(void)
     gb_graph *g = gb_new();
     gb_placeholder(g, "x", TFPI_INT32, shape_2x3x4, 3);
     gb_node(g, "Shape", "shape", "x", NULL);
-    gb_attr_type(gb_node(g, "Shape", "shape64", "x", NULL), "out_type", TFPI_INT64);
+    gd_attr_set_type(gb_node(g, "Shape", "shape64", "x", NULL), "out_type", TFPI_INT64);
     const int64_t one = 1;
     const_i32(g, "first_begin", 1, &one, (int32_t[]){0});
     const_i32(g, "first_end", 1, &one, (int32_t[]){1});
     const_i32(g, "first_strides", 1, &one, (int32_t[]){1});
-    gb_attr_int(add_strided_slice(g, "batch", "shape", "first"), "shrink_axis_mask", 1);
-    gb_attr_int(add_strided_slice(g, "tail64", "shape64", "first"), "end_mask", 1); /* shape64[0:] */
+    gd_attr_set_int(add_strided_slice(g, "batch", "shape", "first"), "shrink_axis_mask", 1);
+    gd_attr_set_int(add_strided_slice(g, "tail64", "shape64", "first"), "end_mask", 1); /* shape64[0:] */
     int32_t minus_one = -1;
     gb_const(g, "minus_one", TFPI_INT32, NULL, 0, &minus_one);
     gb_node(g, "Pack", "new_shape", "batch", "minus_one", NULL);
@@ -206,8 +206,8 @@ static void test_strided_slice_errors(void)
         const_i32(g, "s_end", 1, &n, cases[i].end);
         const_i32(g, "s_strides", 1, &n, cases[i].strides);
         Tfpi__NodeDef *node = add_strided_slice(g, "bad_slice", "x", "s");
-        gb_attr_int(node, "ellipsis_mask", cases[i].ellipsis_mask);
-        gb_attr_int(node, "shrink_axis_mask", cases[i].shrink_axis_mask);
+        gd_attr_set_int(node, "ellipsis_mask", cases[i].ellipsis_mask);
+        gd_attr_set_int(node, "shrink_axis_mask", cases[i].shrink_axis_mask);
         CHECK_FAILS(g, x, "bad_slice", "bad_slice", cases[i].message);
         gb_free(g);
     }
@@ -384,16 +384,16 @@ static void test_mirror_pad(void)
     gb_placeholder(g, "x", TFPI_FLOAT, (int64_t[]){2, 3}, 2);
     add_paddings(g, "p1122", (int32_t[]){1, 1, 2, 2});
     add_paddings(g, "p1123", (int32_t[]){1, 1, 2, 3});
-    gb_attr_string(gb_node(g, "MirrorPad", "reflect", "x", "p1122", NULL), "mode", "REFLECT");
-    gb_attr_string(gb_node(g, "MirrorPad", "symmetric", "x", "p1123", NULL), "mode", "SYMMETRIC");
-    gb_attr_string(gb_node(g, "MirrorPad", "too_far", "x", "p1123", NULL), "mode", "REFLECT");
-    gb_attr_string(gb_node(g, "MirrorPad", "bad_mode", "x", "p1122", NULL), "mode", "WRAP");
+    gd_attr_set_string(gb_node(g, "MirrorPad", "reflect", "x", "p1122", NULL), "mode", "REFLECT");
+    gd_attr_set_string(gb_node(g, "MirrorPad", "symmetric", "x", "p1123", NULL), "mode", "SYMMETRIC");
+    gd_attr_set_string(gb_node(g, "MirrorPad", "too_far", "x", "p1123", NULL), "mode", "REFLECT");
+    gd_attr_set_string(gb_node(g, "MirrorPad", "bad_mode", "x", "p1122", NULL), "mode", "WRAP");
     int32_t z[24];
     for (int i = 0; i < 24; i++)
         z[i] = i;
     const_i32(g, "z", 3, shape_2x3x4, z);
     const_i32(g, "p3", 2, (int64_t[]){3, 2}, (int32_t[]){1, 0, 0, 2, 1, 1});
-    gb_attr_string(gb_node(g, "MirrorPad", "reflect3d", "z", "p3", NULL), "mode", "REFLECT");
+    gd_attr_set_string(gb_node(g, "MirrorPad", "reflect3d", "z", "p3", NULL), "mode", "REFLECT");
     tfpi_tensor *x = op_tensor(TFPI_FLOAT, (int64_t[]){2, 3}, 2, (float[]){0, 1, 2, 3, 4, 5});
     /* np.pad(x, ((1, 1), (2, 2)), mode='reflect'), np.pad(x, ((1, 1), (2, 3)), mode='symmetric') */
     CHECK_TENSOR(op_eval(g, x, "reflect"), TFPI_FLOAT, 2, (int64_t[]){4, 7},

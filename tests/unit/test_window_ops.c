@@ -55,21 +55,21 @@ static gb_graph *build_case(const window_case *c, const float *filter)
         n = gb_node(g, c->op, "out", "input", "ksize", "strides", NULL);
     } else {
         n = gb_node(g, c->op, "out", "input", NULL);
-        gb_attr_ints(n, "ksize", ksize, 4);
+        gd_attr_set_ints(n, "ksize", ksize, 4);
     }
-    gb_attr_type(n, "T", TFPI_FLOAT);
+    gd_attr_set_type(n, "T", TFPI_FLOAT);
     if (strcmp(c->op, "MaxPoolV2") != 0)
-        gb_attr_ints(n, "strides", strides, 4);
+        gd_attr_set_ints(n, "strides", strides, 4);
     if (c->dilation_h) {
         const int64_t dilations[4] = {1, c->dilation_h, c->dilation_w, 1};
-        gb_attr_ints(n, "dilations", dilations, 4);
+        gd_attr_set_ints(n, "dilations", dilations, 4);
     }
-    gb_attr_string(n, "padding", c->padding);
+    gd_attr_set_string(n, "padding", c->padding);
     if (strcmp(c->padding, "EXPLICIT") == 0) {
         const int64_t explicit_paddings[8] = {0, 0, c->pads[0], c->pads[1], c->pads[2], c->pads[3], 0, 0};
-        gb_attr_ints(n, "explicit_paddings", explicit_paddings, 8);
+        gd_attr_set_ints(n, "explicit_paddings", explicit_paddings, 8);
     }
-    gb_attr_string(n, "data_format", "NHWC");
+    gd_attr_set_string(n, "data_format", "NHWC");
     return g;
 }
 
@@ -402,33 +402,33 @@ static void test_conv_errors(void)
     const int64_t f_in2[4] = {3, 3, 2, 2}, f_in3[4] = {3, 3, 3, 1}, f_big[4] = {5, 5, 3, 1};
     gb_graph *g = gb_new();
     Tfpi__NodeDef *n = error_graph(g, "Conv2D", in3, 3, f_in3);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "SAME");
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "SAME");
     check_error(g, in3, 3, TFPI_INVALID_ARGUMENT, "input (input 0) must be 4-D");
 
     n = error_graph(g = gb_new(), "Conv2D", in4, 4, f_in2);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "SAME");
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "SAME");
     check_error(g, in4, 4, TFPI_INVALID_ARGUMENT, "the input has 3 channels but the filter expects 2");
 
     n = error_graph(g = gb_new(), "DepthwiseConv2dNative", in4, 4, f_in2);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "SAME");
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "SAME");
     check_error(g, in4, 4, TFPI_INVALID_ARGUMENT, "the input has 3 channels but the filter expects 2");
 
     n = error_graph(g = gb_new(), "Conv2D", in4, 4, f_in3);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "SAME");
-    gb_attr_string(n, "data_format", "NCHW");
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "SAME");
+    gd_attr_set_string(n, "data_format", "NCHW");
     check_error(g, in4, 4, TFPI_UNIMPLEMENTED, "data_format 'NCHW' is not supported");
 
     n = error_graph(g = gb_new(), "Conv2D", small, 4, f_big);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "VALID");
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "VALID");
     check_error(g, small, 4, TFPI_INVALID_ARGUMENT, "output size would be negative");
 
     n = error_graph(g = gb_new(), "Conv2D", in4, 4, f_in3);
-    gb_attr_string(n, "padding", "SAME");
+    gd_attr_set_string(n, "padding", "SAME");
     check_error(g, in4, 4, TFPI_INVALID_ARGUMENT, "missing attr 'strides'");
 }
 
@@ -438,31 +438,31 @@ static void test_window_attr_errors(void)
     const int64_t batch_stride[4] = {2, 1, 1, 1}, depth_ksize[4] = {1, 2, 2, 2}, short_pads[4] = {0, 0, 1, 1};
     gb_graph *g = gb_new();
     Tfpi__NodeDef *n = error_graph(g, "Conv2D", in4, 4, f_in3);
-    gb_attr_ints(n, "strides", batch_stride, 4);
-    gb_attr_string(n, "padding", "SAME");
+    gd_attr_set_ints(n, "strides", batch_stride, 4);
+    gd_attr_set_string(n, "padding", "SAME");
     check_error(g, in4, 4, TFPI_UNIMPLEMENTED, "strides other than 1 in the batch and depth");
 
     n = error_graph(g = gb_new(), "Conv2D", in4, 4, f_in3);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "FULL");
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "FULL");
     check_error(g, in4, 4, TFPI_INVALID_ARGUMENT, "padding 'FULL' is not supported");
 
     n = error_graph(g = gb_new(), "Conv2D", in4, 4, f_in3);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "EXPLICIT");
-    gb_attr_ints(n, "explicit_paddings", short_pads, 4);
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "EXPLICIT");
+    gd_attr_set_ints(n, "explicit_paddings", short_pads, 4);
     check_error(g, in4, 4, TFPI_INVALID_ARGUMENT, "needs 8 explicit_paddings");
 
     n = error_graph(g = gb_new(), "MaxPool", in4, 4, NULL);
-    gb_attr_ints(n, "ksize", depth_ksize, 4);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "VALID");
+    gd_attr_set_ints(n, "ksize", depth_ksize, 4);
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "VALID");
     check_error(g, in4, 4, TFPI_UNIMPLEMENTED, "ksize other than 1 in the batch and depth");
 
     n = error_graph(g = gb_new(), "AvgPool", in4, 4, NULL);
-    gb_attr_ints(n, "ksize", ones4, 4);
-    gb_attr_ints(n, "strides", ones4, 4);
-    gb_attr_string(n, "padding", "EXPLICIT");
+    gd_attr_set_ints(n, "ksize", ones4, 4);
+    gd_attr_set_ints(n, "strides", ones4, 4);
+    gd_attr_set_string(n, "padding", "EXPLICIT");
     check_error(g, in4, 4, TFPI_INVALID_ARGUMENT, "padding 'EXPLICIT' is not supported");
 
     g = gb_new();
@@ -471,7 +471,7 @@ static void test_window_attr_errors(void)
     gb_placeholder(g, "input", TFPI_FLOAT, in4, 4);
     gb_const(g, "ksize", TFPI_FLOAT, &four, 1, float_ksize);
     n = gb_node(g, "MaxPoolV2", "op_under_test", "input", "ksize", "ksize", NULL);
-    gb_attr_string(n, "padding", "VALID");
+    gd_attr_set_string(n, "padding", "VALID");
     check_error(g, in4, 4, TFPI_UNIMPLEMENTED, "input 1 is float");
 }
 
