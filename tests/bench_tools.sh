@@ -109,8 +109,9 @@ done
 if generated_model "$MODELS" inception_v3_2015; then
     pb=$MODELS/inception_v3_2015.pb
     run_tool convert_graphdef_memmapped_format --in_graph="$pb" --out_graph="$CLI_TMP/mm.pb"
-    "$CC" -std=c11 -D_GNU_SOURCE -O2 -Isrc tests/bench/load_stats.c "$BIN/../lib/libtfpi.a" -lprotobuf-c -lpng \
-        -ljpeg -lz -lm -pthread -o "$CLI_TMP/load_stats"
+    "$CC" -std=c11 -D_GNU_SOURCE -O2 -Isrc -Itools/common tests/bench/load_stats.c \
+        "$BIN/../lib/libtfpi_tools.a" "$BIN/../lib/libtfpi.a" -lprotobuf-c -lpng -ljpeg -lz -lm -pthread \
+        -o "$CLI_TMP/load_stats"
     # shellcheck disable=SC2046 # split "load_ms=X rss_after_load=Y ..." into words
     set -- $("$CLI_TMP/load_stats" "$pb" 5 | tr '=' ' ')
     plain_ms=$2 plain_rss=$4

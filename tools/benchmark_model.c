@@ -12,6 +12,7 @@
 #include "flags.h"
 #include "input_spec.h"
 #include "node_stats.h"
+#include "proc_memory.h"
 #include "tfpi.h"
 
 typedef struct settings {
@@ -52,20 +53,6 @@ static void timing_print(const char *prefix, const timing *t)
     double var = t->count ? t->sum_sq / t->count - avg * avg : 0;
     printf("%scount=%d first=%.0f curr=%.0f min=%.0f max=%.0f avg=%.0f std=%.0f\n", prefix, t->count, t->first,
            t->curr, t->min, t->max, avg, var > 0 ? sqrt(var) : 0);
-}
-
-/* Peak resident set size of this process (VmHWM), in bytes. */
-static long long peak_rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %lld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb < 0 ? -1 : kb * 1024;
 }
 
 static void print_settings(const settings *s)
@@ -185,7 +172,7 @@ static int benchmark(const settings *s)
         }
     }
     if (rc == 0) {
-        printf("Memory (bytes): arena=%zu peak_rss=%lld\n", tfpi_session_arena_bytes(session), peak_rss_bytes());
+        printf("Memory (bytes): arena=%zu peak_rss=%lld\n", tfpi_session_arena_bytes(session), proc_status_bytes("VmHWM"));
         if (s->show_flops && plain.count) {
             double flops = (double)node_stats_flops(&stats), avg_s = plain.sum / plain.count / 1e6;
             printf("FLOPs estimate: %.2fM\nFLOPs/second: %.2fB\nAchieved: %.2f GFLOP/s\n", flops / 1e6,

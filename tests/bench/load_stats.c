@@ -2,26 +2,14 @@
  * tests/bench_tools.sh: the best wall time of several tfpi_graph_load_file
  * calls, and the process's resident memory (VmRSS) right after one load.
  *   load_stats MODEL [RUNS]   prints: load_ms=... rss_after_load=... file_bytes=...
- * Built by the bench script against libtfpi.a. */
+ * Built by the bench script against libtfpi_tools.a and libtfpi.a. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "proc_memory.h"
 #include "tfpi.h"
-
-static long long rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %lld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb * 1024;
-}
 
 static double now_ms(void)
 {
@@ -42,7 +30,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: %s: cannot stat\n", argv[1]);
         return 1;
     }
-    long long before = rss_bytes(), after = 0;
+    long long before = proc_status_bytes("VmRSS"), after = 0;
     double best = 1e30;
     for (int i = 0; i < (runs > 0 ? runs : 1); i++) {
         tfpi_status status = {0};
@@ -54,7 +42,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (i == 0)
-            after = rss_bytes();
+            after = proc_status_bytes("VmRSS");
         tfpi_graph_free(g);
         best = ms < best ? ms : best;
     }
