@@ -46,7 +46,10 @@ tfpi_code rgb_image_reserve(tfpi_image *image, int width, int height, const char
     if (!pixels)
         return tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for a %dx%d frame",
                         name, width, height);
-    *image = (tfpi_image){width, height, 3, pixels};
+    image->pixels = pixels;
+    image->width = width;
+    image->height = height;
+    image->channels = 3;
     return TFPI_OK;
 }
 
