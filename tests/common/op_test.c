@@ -18,6 +18,18 @@ tfpi_tensor *op_tensor(tfpi_dtype dtype, const int64_t *dims, int ndims, const v
     return t;
 }
 
+tfpi_tensor *op_string_tensor(const void *bytes, size_t size)
+{
+    tfpi_status status;
+    tfpi_tensor *t = tfpi_tensor_new(TFPI_STRING, NULL, 0, &status);
+    if (t && tfpi_tensor_set_string(t, 0, bytes, size, &status) != TFPI_OK) {
+        tfpi_tensor_free(t);
+        t = NULL;
+    }
+    CHECK_MSG(t != NULL, "string tensor: %s", status.message);
+    return t;
+}
+
 tfpi_code op_run_graph(const gb_graph *g, int num_feeds, const char *const *feed_names,
                        tfpi_tensor *const *feeds, int num_fetches, const char *const *fetch_names,
                        tfpi_tensor **outputs, int threads, tfpi_status *status)

@@ -15,6 +15,9 @@
 /* A new tensor holding a copy of data (zeros if data is NULL). */
 tfpi_tensor *op_tensor(tfpi_dtype dtype, const int64_t *dims, int ndims, const void *data);
 
+/* A new scalar string tensor holding `size` bytes (a file fed to a decoder). */
+tfpi_tensor *op_string_tensor(const void *bytes, size_t size);
+
 /* Loads g and runs it once on `threads` threads, feeding feeds[i] as
  * feed_names[i]; outputs[i] receives fetch i. Returns the run's code (the
  * message is in *status); the graph stays the caller's. */

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "graph_builder.h"
+#include "op_test.h"
 #include "test_files.h"
 #include "test_util.h"
 
@@ -27,23 +28,11 @@
 static tfpi_code run_graph(gb_graph *g, const uint8_t *bytes, size_t size, const char *const *fetches, int n,
                            tfpi_tensor **out, tfpi_status *status)
 {
-    tfpi_graph *graph = gb_load(g, status);
-    gb_free(g);
-    if (!graph)
-        return status->code;
-    tfpi_session *session = tfpi_session_new(graph, NULL, status);
-    tfpi_tensor *feed = NULL;
-    tfpi_code code = session ? TFPI_OK : status->code;
-    if (code == TFPI_OK && bytes) {
-        feed = tfpi_tensor_new(TFPI_STRING, NULL, 0, status);
-        code = feed ? tfpi_tensor_set_string(feed, 0, bytes, size, status) : status->code;
-    }
+    tfpi_tensor *feed = bytes ? op_string_tensor(bytes, size) : NULL;
     const char *feed_name = "wav";
-    if (code == TFPI_OK)
-        code = tfpi_session_run(session, &feed_name, &feed, bytes ? 1 : 0, fetches, out, n, status);
+    tfpi_code code = op_run_graph(g, bytes ? 1 : 0, &feed_name, &feed, n, fetches, out, 0, status);
     tfpi_tensor_free(feed);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
+    gb_free(g);
     return code;
 }
 
@@ -348,22 +337,13 @@ static void test_decode_wav_needs_scalar(void)
     gb_placeholder(g, "wavs", TFPI_STRING, (const int64_t[]){2}, 1);
     add_decode_wav(g, "wavs", 10, 1);
     tfpi_status status;
-    tfpi_graph *graph = gb_load(g, &status);
-    gb_free(g);
-    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
-    tfpi_tensor *feed = tfpi_tensor_new(TFPI_STRING, (const int64_t[]){2}, 1, &status);
+    tfpi_tensor *feed = op_tensor(TFPI_STRING, (const int64_t[]){2}, 1, NULL), *out = NULL;
     const char *feed_name = "wavs", *fetch = "decoded";
-    tfpi_tensor *out = NULL;
-    CHECK(session && feed);
-    if (session && feed) {
-        tfpi_code code = tfpi_session_run(session, &feed_name, &feed, 1, &fetch, &out, 1, &status);
-        CHECK(code != TFPI_OK && strstr(status.message, "node 'decoded'") &&
-              strstr(status.message, "scalar string"));
-    }
+    tfpi_code code = op_run_graph(g, 1, &feed_name, &feed, 1, &fetch, &out, 0, &status);
+    gb_free(g);
+    CHECK(code != TFPI_OK && strstr(status.message, "node 'decoded'") && strstr(status.message, "scalar string"));
     tfpi_tensor_free(out);
     tfpi_tensor_free(feed);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
 }
 
 /* ---- AudioSpectrogram and Mfcc on yes.wav --------------------------------- */
@@ -527,25 +507,15 @@ static void expect_mfcc_error(int32_t rate, float upper, int64_t coefficients, c
     gd_attr_set_float(n, "upper_frequency_limit", upper);
     gd_attr_set_int(n, "dct_coefficient_count", coefficients);
     tfpi_status status;
-    tfpi_graph *graph = gb_load(g, &status);
-    gb_free(g);
-    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
-    static const float zeros[3 * 257];
-    tfpi_tensor *in = tfpi_tensor_new(TFPI_FLOAT, (const int64_t[]){1, 3, 257}, 3, &status), *out = NULL;
+    tfpi_tensor *in = op_tensor(TFPI_FLOAT, (const int64_t[]){1, 3, 257}, 3, NULL), *out = NULL;
     const char *feed = "spectrogram", *fetch = "mfcc";
-    CHECK(session && in);
-    if (session && in) {
-        memcpy(tfpi_tensor_data(in), zeros, sizeof zeros);
-        tfpi_code code = tfpi_session_run(session, &feed, &in, 1, &fetch, &out, 1, &status);
-        CHECK_MSG(code != TFPI_OK && strstr(status.message, "node 'mfcc' (Mfcc)") &&
-                      strstr(status.message, phrase),
-                  "expected an error naming the node and saying '%s', got '%s'", phrase,
-                  code == TFPI_OK ? "success" : status.message);
-    }
+    tfpi_code code = op_run_graph(g, 1, &feed, &in, 1, &fetch, &out, 0, &status);
+    CHECK_MSG(code != TFPI_OK && strstr(status.message, "node 'mfcc' (Mfcc)") && strstr(status.message, phrase),
+              "expected an error naming the node and saying '%s', got '%s'", phrase,
+              code == TFPI_OK ? "success" : status.message);
     tfpi_tensor_free(in);
     tfpi_tensor_free(out);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
+    gb_free(g);
 }
 
 static void test_feature_errors(void)
@@ -560,22 +530,14 @@ static void test_feature_errors(void)
     gb_placeholder(g, "decoded", TFPI_FLOAT, (const int64_t[]){10, 2}, 2);
     add_spectrogram(g, 1, 1, 1);
     tfpi_status status;
-    tfpi_graph *graph = gb_load(g, &status);
-    gb_free(g);
-    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
-    tfpi_tensor *in = tfpi_tensor_new(TFPI_FLOAT, (const int64_t[]){10, 2}, 2, &status), *out = NULL;
+    tfpi_tensor *in = op_tensor(TFPI_FLOAT, (const int64_t[]){10, 2}, 2, audio), *out = NULL;
     const char *feed = "decoded", *fetch = "spectrogram";
-    CHECK(session && in);
-    if (session && in) {
-        memcpy(tfpi_tensor_data(in), audio, sizeof audio);
-        tfpi_code code = tfpi_session_run(session, &feed, &in, 1, &fetch, &out, 1, &status);
-        CHECK(code != TFPI_OK && strstr(status.message, "node 'spectrogram' (AudioSpectrogram)") &&
-              strstr(status.message, "window_size"));
-    }
+    tfpi_code code = op_run_graph(g, 1, &feed, &in, 1, &fetch, &out, 0, &status);
+    gb_free(g);
+    CHECK(code != TFPI_OK && strstr(status.message, "node 'spectrogram' (AudioSpectrogram)") &&
+          strstr(status.message, "window_size"));
     tfpi_tensor_free(in);
     tfpi_tensor_free(out);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
 }
 
 /* ---- the speech_commands model ---------------------------------------------- */

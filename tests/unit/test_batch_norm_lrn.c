@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "graph_builder.h"
+#include "op_test.h"
 #include "test_util.h"
 
 /* ---- graphs with float feeds ------------------------------------------------ */
@@ -30,27 +31,16 @@ typedef struct float_feed {
 static tfpi_code run_graph(gb_graph *g, const float_feed *feeds, int num_feeds, const char *const *fetches,
                            int n, tfpi_tensor **out, int threads, tfpi_status *status)
 {
-    tfpi_graph *graph = gb_load(g, status);
-    gb_free(g);
-    tfpi_session_options options = {threads};
-    tfpi_session *session = graph ? tfpi_session_new(graph, &options, status) : NULL;
-    tfpi_tensor *tensors[4] = {NULL, NULL, NULL, NULL};
+    tfpi_tensor *tensors[4];
     const char *names[4];
-    tfpi_code code = session ? TFPI_OK : status->code;
-    for (int i = 0; i < num_feeds && code == TFPI_OK; i++) {
+    for (int i = 0; i < num_feeds; i++) {
         names[i] = feeds[i].name;
-        tensors[i] = tfpi_tensor_new(TFPI_FLOAT, feeds[i].dims, feeds[i].ndims, status);
-        if (tensors[i])
-            memcpy(tfpi_tensor_data(tensors[i]), feeds[i].data, tfpi_tensor_byte_size(tensors[i]));
-        else
-            code = status->code;
+        tensors[i] = op_tensor(TFPI_FLOAT, feeds[i].dims, feeds[i].ndims, feeds[i].data);
     }
-    if (code == TFPI_OK)
-        code = tfpi_session_run(session, names, tensors, num_feeds, fetches, out, n, status);
+    tfpi_code code = op_run_graph(g, num_feeds, names, tensors, n, fetches, out, threads, status);
     for (int i = 0; i < num_feeds; i++)
         tfpi_tensor_free(tensors[i]);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
+    gb_free(g);
     return code;
 }
 

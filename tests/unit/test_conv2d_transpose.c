@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "graph_builder.h"
+#include "op_test.h"
 #include "test_util.h"
 
 typedef struct transpose_case {
@@ -120,21 +121,13 @@ static tfpi_tensor *run_case(const transpose_case *c, const float *grad, const f
                              const char *data_format, int threads, tfpi_status *status)
 {
     gb_graph *g = build(c, filter, data_format);
-    tfpi_graph *graph = gb_load(g, status);
-    gb_free(g);
-    tfpi_session_options options = {threads};
-    tfpi_session *session = graph ? tfpi_session_new(graph, &options, status) : NULL;
     int64_t dims[4];
     grad_dims(c, dims);
-    tfpi_tensor *in = session ? tfpi_tensor_new(TFPI_FLOAT, dims, 4, status) : NULL, *out = NULL;
+    tfpi_tensor *in = op_tensor(TFPI_FLOAT, dims, 4, grad), *out = NULL;
     const char *feed = "grad", *fetch = "out";
-    if (in) {
-        memcpy(tfpi_tensor_data(in), grad, tfpi_tensor_byte_size(in));
-        tfpi_session_run(session, &feed, &in, 1, &fetch, &out, 1, status);
-    }
+    op_run_graph(g, 1, &feed, &in, 1, &fetch, &out, threads, status);
     tfpi_tensor_free(in);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
+    gb_free(g);
     return out;
 }
 
@@ -242,20 +235,16 @@ static void test_random_cases(void)
 static void expect_error(gb_graph *g, const int64_t *grad_dims_fed, const char *phrase)
 {
     tfpi_status status;
-    tfpi_graph *graph = gb_load(g, &status);
-    gb_free(g);
-    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
-    tfpi_tensor *in = session ? tfpi_tensor_new(TFPI_FLOAT, grad_dims_fed, 4, &status) : NULL, *out = NULL;
+    tfpi_tensor *in = op_tensor(TFPI_FLOAT, grad_dims_fed, 4, NULL), *out = NULL;
     const char *feed = "grad", *fetch = "out";
-    tfpi_code code = in ? tfpi_session_run(session, &feed, &in, 1, &fetch, &out, 1, &status) : TFPI_INTERNAL;
+    tfpi_code code = op_run_graph(g, 1, &feed, &in, 1, &fetch, &out, 0, &status);
+    gb_free(g);
     CHECK_MSG(code != TFPI_OK && strstr(status.message, "node 'out' (Conv2DBackpropInput)") &&
                   strstr(status.message, phrase),
               "expected an error naming the node and saying '%s', got '%s'", phrase,
               code == TFPI_OK ? "success" : status.message);
     tfpi_tensor_free(in);
     tfpi_tensor_free(out);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
 }
 
 static void test_errors(void)

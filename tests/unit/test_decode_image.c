@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "graph_builder.h"
+#include "op_test.h"
 #include "test_files.h"
 #include "test_util.h"
 
@@ -101,21 +102,11 @@ static tfpi_tensor *decode(const decode_case *c, const uint8_t *bytes, size_t si
         gd_attr_set_int(n, "ratio", c->ratio);
     if (c->dct_method)
         gd_attr_set_string(n, "dct_method", c->dct_method);
-    tfpi_graph *graph = gb_load(g, status);
-    gb_free(g);
-    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, status) : NULL;
-    tfpi_tensor *feed = NULL, *out = NULL;
-    if (session && c->feed && (feed = tfpi_tensor_new(TFPI_STRING, NULL, 0, status)) &&
-        tfpi_tensor_set_string(feed, 0, bytes, size, status) != TFPI_OK) {
-        tfpi_tensor_free(feed);
-        feed = NULL;
-    }
+    tfpi_tensor *feed = c->feed ? op_string_tensor(bytes, size) : NULL, *out = NULL;
     const char *feed_name = "contents", *fetch = "decoded";
-    if (session && (feed || !c->feed))
-        tfpi_session_run(session, &feed_name, &feed, c->feed ? 1 : 0, &fetch, &out, 1, status);
+    op_run_graph(g, c->feed ? 1 : 0, &feed_name, &feed, 1, &fetch, &out, 0, status);
     tfpi_tensor_free(feed);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
+    gb_free(g);
     return out;
 }
 
@@ -303,16 +294,11 @@ static tfpi_tensor *preprocess(const uint8_t *bytes, size_t size, tfpi_status *s
     gb_const(g, "scale", TFPI_FLOAT, NULL, 0, &scale);
     gb_node(g, "Sub", "centred", "resized", "mean", NULL);
     gb_node(g, "Mul", "input", "centred", "scale", NULL);
-    tfpi_graph *graph = gb_load(g, status);
-    gb_free(g);
-    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, status) : NULL;
-    tfpi_tensor *feed = session ? tfpi_tensor_new(TFPI_STRING, NULL, 0, status) : NULL, *out = NULL;
+    tfpi_tensor *feed = op_string_tensor(bytes, size), *out = NULL;
     const char *feed_name = "contents", *fetch = "input";
-    if (feed && tfpi_tensor_set_string(feed, 0, bytes, size, status) == TFPI_OK)
-        tfpi_session_run(session, &feed_name, &feed, 1, &fetch, &out, 1, status);
+    op_run_graph(g, 1, &feed_name, &feed, 1, &fetch, &out, 0, status);
     tfpi_tensor_free(feed);
-    tfpi_session_free(session);
-    tfpi_graph_free(graph);
+    gb_free(g);
     return out;
 }
 
