@@ -47,7 +47,7 @@ BIN := $(BUILD)/bin
 PROTO_OUT := gen/proto
 
 CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror $(OPTFLAGS) $(ARCH_FLAGS) \
-          -Isrc -Ikernels -I$(PROTO_OUT) -Itools/common -Itests/common -MMD -MP -pthread
+          -Isrc -I$(PROTO_OUT) -Itools/common -Itests/common -MMD -MP -pthread
 LDFLAGS := -pthread
 LDLIBS := -lprotobuf-c -lpng -ljpeg -lz -lm
 
@@ -72,7 +72,7 @@ PROTO_C := $(patsubst proto/%.proto,$(PROTO_OUT)/%.pb-c.c,$(PROTOS))
 PROTO_H := $(PROTO_C:.c=.h)
 
 KERNEL_SRCS := $(shell sed -e 's/\#.*//' $(TF_OP_FILES) | tr -s ' \t' '\n\n' | grep -v '^$$')
-LIB_SRCS := $(wildcard src/*.c) $(KERNEL_SRCS)
+LIB_SRCS := $(wildcard src/*/*.c) $(KERNEL_SRCS)
 REGISTRY_C := $(BUILD)/op_registry.c
 LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS)) \
             $(patsubst $(PROTO_OUT)/%.c,$(OBJ)/proto/%.o,$(PROTO_C)) \
@@ -206,7 +206,13 @@ $(BIN)/tests/%: $(OBJ)/tests/unit/%.o $(TEST_COMMON_OBJS) $(LIBTOOLS) $(LIBTFPI)
 test: tests
 	BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) sh tests/run_tests.sh
 
-bench: $(TOOL_BINS)
+# fp32_peak (an FMA loop timing this CPU's float peak) is a bench helper.
+$(BIN)/fp32_peak: $(OBJ)/tests/bench/fp32_peak.o $(LIBTOOLS) $(LIBTFPI)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+bench: $(TOOL_BINS) $(BIN)/fp32_peak
 	BIN=$(BIN) sh tests/bench.sh
 
 clean:

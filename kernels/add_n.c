@@ -1,6 +1,6 @@
 /* add_n.c - AddN: the elementwise sum of N tensors of one shape (float32,
  * int32). */
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 static tfpi_code add_n_prepare(tp_op_ctx *ctx)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "tensor_proto.h"
+#include "kernel/kernel.h"
+#include "graph/tensor_proto.h"
 
 static void free_state(void *state) { free(state); }
 

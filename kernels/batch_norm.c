@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 /* Where the per-channel operands are among the node's inputs (-1: none). */
 typedef struct operand_inputs {

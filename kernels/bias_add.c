@@ -4,7 +4,7 @@
  * dimension 1 (NCHW). */
 #include <string.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 /* The channel dimension of input 0, or -1 for an unknown data_format. */
 static int channel_dim(const tp_op_ctx *ctx)

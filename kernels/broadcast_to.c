@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array_kernel_util.h"
-#include "broadcast.h"
+#include "kernel/array_kernel_util.h"
+#include "compute/broadcast.h"
 
 typedef struct copy_job {
     const tp_broadcast *bc;

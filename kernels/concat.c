@@ -5,7 +5,7 @@
  * outer index, one contiguous piece of every input in turn. */
 #include <string.h>
 
-#include "array_kernel_util.h"
+#include "kernel/array_kernel_util.h"
 
 /* The inputs that are joined (the values, without the axis input). */
 typedef struct joined_inputs {

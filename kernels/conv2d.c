@@ -1,15 +1,15 @@
 /* conv2d.c - the Conv2D kernel: float NHWC input, HWIO filter, strides,
  * dilations, SAME/VALID/EXPLICIT padding. prepare resolves the geometry
- * (src/window_geometry.c); run is one GEMM over the input in place
- * (src/conv_gemm.c) that applies any scale, bias and activation fused into
+ * (src/compute/window_geometry.c); run is one GEMM over the input in place
+ * (src/compute/conv_gemm.c) that applies any scale, bias and activation fused into
  * the node as it stores the outputs. The plain C reference, which the tests
- * compare it with, is tp_conv2d_ref in src/window_ref.c. */
-#include "kernel.h"
+ * compare it with, is tp_conv2d_ref in src/compute/window_ref.c. */
+#include "kernel/kernel.h"
 
 #include <stdlib.h>
 
-#include "conv_gemm.h"
-#include "window_kernel.h"
+#include "compute/conv_gemm.h"
+#include "compute/window_kernel.h"
 
 static tfpi_code conv2d_prepare(tp_op_ctx *ctx)
 {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "window_geometry.h"
+#include "kernel/kernel.h"
+#include "compute/window_geometry.h"
 
 /* Reads input_sizes into NHWC dims of the forward convolution's input. */
 static tfpi_code forward_input_dims(tp_op_ctx *ctx, int64_t *dims)

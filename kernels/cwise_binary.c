@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broadcast.h"
-#include "kernel.h"
-#include "wrapping_int.h"
+#include "compute/broadcast.h"
+#include "kernel/kernel.h"
+#include "core/wrapping_int.h"
 
 /* a and b point at the first element of each operand's run. */
 typedef void (*binary_loop)(const void *a, const void *b, void *out, int64_t n);

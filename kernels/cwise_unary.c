@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "wrapping_int.h"
+#include "kernel/kernel.h"
+#include "core/wrapping_int.h"
 
 /* ---- the elementwise math ------------------------------------------------ */
 

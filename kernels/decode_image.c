@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 /* grey = (r * red + g * green + b * blue + rounding) >> shift */
 typedef struct grey_weights {

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 /* The largest output accepted, in samples (TF counts them in int32). */
 #define MAX_OUTPUT_SAMPLES ((int64_t)INT32_MAX)

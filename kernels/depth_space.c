@@ -2,7 +2,7 @@
  * block x block spatial tiles into channels and back, any element type. */
 #include <string.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 static bool is_depth_to_space(const tp_op_ctx *ctx) { return ctx->def->op[0] == 'D'; }
 

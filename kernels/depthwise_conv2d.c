@@ -1,15 +1,15 @@
 /* depthwise_conv2d.c - the DepthwiseConv2dNative kernel: float NHWC input,
  * filter [h, w, in_channels, multiplier], output channel c * multiplier + m;
  * strides, dilations, SAME/VALID/EXPLICIT padding. prepare resolves the
- * geometry (src/window_geometry.c). With multiplier 1 run is the SIMD path
- * (src/window_fast.c), which applies any scale, bias and activation fused
+ * geometry (src/compute/window_geometry.c). With multiplier 1 run is the SIMD path
+ * (src/compute/window_fast.c), which applies any scale, bias and activation fused
  * into the node as it stores; other multipliers run the plain C reference
- * (src/window_ref.c) and then the fused steps. */
-#include "kernel.h"
+ * (src/compute/window_ref.c) and then the fused steps. */
+#include "kernel/kernel.h"
 
-#include "window_fast.h"
-#include "window_kernel.h"
-#include "window_ref.h"
+#include "compute/window_fast.h"
+#include "compute/window_kernel.h"
+#include "compute/window_ref.h"
 
 static tfpi_code depthwise_conv2d_prepare(tp_op_ctx *ctx)
 {

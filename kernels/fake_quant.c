@@ -4,7 +4,7 @@
  * uses, with TF's nudging of the range so that zero is exact. */
 #include <math.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 typedef struct nudged_range {
     float min, max, scale;

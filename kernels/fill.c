@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "array_kernel_util.h"
+#include "kernel/array_kernel_util.h"
 
 /* Writes n copies of the element at `value` (size bytes) to dst. */
 static void repeat_element(char *dst, const void *value, size_t size, int64_t n)

@@ -5,7 +5,7 @@
  * TF's CPU kernel does; OneHot writes off_value for one. */
 #include <string.h>
 
-#include "array_kernel_util.h"
+#include "kernel/array_kernel_util.h"
 
 /* params as [outer][axis][inner]: output [outer][indices][inner]. */
 static tfpi_code gather_axis(tp_op_ctx *ctx, int *axis)

@@ -3,7 +3,7 @@
  * others are copies. */
 #include <string.h>
 
-#include "array_kernel_util.h"
+#include "kernel/array_kernel_util.h"
 
 static tfpi_code identity_n_prepare(tp_op_ctx *ctx)
 {

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 typedef struct lrn_params {
     int64_t pixels, channels, radius;

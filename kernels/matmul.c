@@ -2,18 +2,18 @@
  * BatchMatMulV2 (adj_x, adj_y) on float tensors. BatchMatMul needs equal
  * batch dimensions; BatchMatMulV2 broadcasts them numpy-style. prepare works
  * out which matrices of a and b each output matrix multiplies. Without
- * transposes run is the fast GEMM (src/gemm.c), which applies any scale,
+ * transposes run is the fast GEMM (src/compute/gemm.c), which applies any scale,
  * bias and activation fused into the node as it stores; with one, it splits
  * all output rows over the pool, calls the plain C reference product
- * (src/matmul_ref.c, which the tests also compare the GEMM with) and then
+ * (src/compute/matmul_ref.c, which the tests also compare the GEMM with) and then
  * applies the fused steps. */
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 #include <stdlib.h>
 
-#include "epilogue.h"
-#include "gemm.h"
-#include "matmul_ref.h"
+#include "compute/epilogue.h"
+#include "compute/gemm.h"
+#include "compute/matmul_ref.h"
 
 typedef enum batch_rule { NO_BATCH, EQUAL_BATCH, BROADCAST_BATCH } batch_rule;
 

@@ -23,7 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 #define FILTERBANK_FLOOR 1e-12
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array_kernel_util.h"
+#include "kernel/array_kernel_util.h"
 
 enum { OUTSIDE = -1 };
 

@@ -3,11 +3,11 @@
  * that must be known while planning. Padding is SAME or VALID (MaxPool also
  * EXPLICIT); as in TensorFlow, padding never wins a max and AvgPool divides
  * by the number of taps inside the input. run is the SIMD path of
- * src/window_fast.c; the tests compare it with the plain C reference
- * (src/window_ref.c). */
-#include "kernel.h"
-#include "window_kernel.h"
-#include "window_fast.h"
+ * src/compute/window_fast.c; the tests compare it with the plain C reference
+ * (src/compute/window_ref.c). */
+#include "kernel/kernel.h"
+#include "compute/window_kernel.h"
+#include "compute/window_fast.h"
 
 static tfpi_code prepare_pool(tp_op_ctx *ctx, const int64_t *ksize, int ksize_count, const int64_t *strides,
                               int strides_count, bool explicit_allowed)

@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 typedef enum dequantize_mode { MIN_COMBINED, MIN_FIRST, SCALED, UNKNOWN_MODE } dequantize_mode;
 

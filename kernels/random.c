@@ -13,7 +13,7 @@
  * A float takes the top 24 bits of a draw, a double the top 53. */
 #include <stdlib.h>
 
-#include "array_kernel_util.h"
+#include "kernel/array_kernel_util.h"
 
 static uint64_t splitmix64_next(uint64_t *state)
 {

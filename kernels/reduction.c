@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "wrapping_int.h"
+#include "kernel/kernel.h"
+#include "core/wrapping_int.h"
 
 /* ---- reducers ---------------------------------------------------------------- */
 

@@ -1,12 +1,12 @@
 /* resize.c - ResizeBilinear (float or uint8 images, float output) and
  * ResizeNearestNeighbor (float) on NHWC images, with a size input known
  * while planning and TF's align_corners and half_pixel_centers attrs. The
- * sampling itself is src/image_resize.c, shared with the image helpers. */
+ * sampling itself is src/image/image_resize.c, shared with the image helpers. */
 #include <limits.h>
 #include <string.h>
 
-#include "array_kernel_util.h"
-#include "image_resize.h"
+#include "kernel/array_kernel_util.h"
+#include "image/image_resize.h"
 
 static bool is_bilinear(const tp_op_ctx *ctx) { return strcmp(ctx->def->op, "ResizeBilinear") == 0; }
 

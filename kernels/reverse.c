@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array_kernel_util.h"
+#include "kernel/array_kernel_util.h"
 
 typedef struct reverse_state {
     bool flip[TFPI_MAX_DIMS];

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broadcast.h"
-#include "kernel.h"
+#include "compute/broadcast.h"
+#include "kernel/kernel.h"
 
 typedef struct select_state {
     tp_broadcast bc;

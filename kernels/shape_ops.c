@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 /* Points output 0 at a new scalar of `type` (int32 or int64) holding value. */
 static tfpi_code set_known_scalar(tp_op_ctx *ctx, tfpi_dtype type, int64_t value)

@@ -10,8 +10,8 @@
  * exactly one in-range index. */
 #include <stdlib.h>
 
-#include "array_kernel_util.h"
-#include "strided_copy.h"
+#include "kernel/array_kernel_util.h"
+#include "compute/strided_copy.h"
 
 /* Begin values of a StridedSlice (new axes and an ellipsis included). */
 #define MAX_SPARSE_DIMS 32

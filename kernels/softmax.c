@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "kernel/kernel.h"
 
 static tfpi_code softmax_prepare(tp_op_ctx *ctx)
 {

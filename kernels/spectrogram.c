@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fft.h"
-#include "kernel.h"
+#include "compute/fft.h"
+#include "kernel/kernel.h"
 
 /* Longest window accepted (TF holds it in an int32). */
 #define MAX_WINDOW_SIZE ((int64_t)1 << 24)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array_kernel_util.h"
+#include "kernel/array_kernel_util.h"
 
 /* Sizes of the pieces along the axis, and the axis. */
 typedef struct split_state {

@@ -4,8 +4,8 @@
  * strided view of the input (strided_copy.c). */
 #include <stdlib.h>
 
-#include "array_kernel_util.h"
-#include "strided_copy.h"
+#include "kernel/array_kernel_util.h"
+#include "compute/strided_copy.h"
 
 static tfpi_code tile_prepare(tp_op_ctx *ctx)
 {

@@ -4,8 +4,8 @@
  * neighbours, so e.g. NHWC->NCHW runs as a 3-D copy. */
 #include <stdlib.h>
 
-#include "array_kernel_util.h"
-#include "strided_copy.h"
+#include "kernel/array_kernel_util.h"
+#include "compute/strided_copy.h"
 
 static tfpi_code transpose_prepare(tp_op_ctx *ctx)
 {

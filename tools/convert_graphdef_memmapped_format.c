@@ -14,9 +14,9 @@
 #include "flags.h"
 #include "graphdef_edit.h"
 #include "graphdef_io.h"
-#include "memmapped.h"
+#include "graph/memmapped.h"
 #include "memmapped_writer.h"
-#include "name_map.h"
+#include "graph/name_map.h"
 #include "graphdef_inspect.h"
 #include "xalloc.h"
 

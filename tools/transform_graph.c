@@ -13,7 +13,7 @@
 
 #include "flags.h"
 #include "graphdef_io.h"
-#include "status.h"
+#include "core/status.h"
 #include "transforms/transform.h"
 #include "xalloc.h"
 

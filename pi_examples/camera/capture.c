@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "status.h"
+#include "core/status.h"
 
 bool capture_source_parse(const char *name, capture_source *out)
 {

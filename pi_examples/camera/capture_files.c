@@ -12,7 +12,7 @@
 #include "file_util.h"
 #include "pixel_formats.h"
 #include "ppm.h"
-#include "status.h"
+#include "core/status.h"
 
 typedef struct files_capture {
     capture base;

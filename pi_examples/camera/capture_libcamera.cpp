@@ -22,7 +22,7 @@
 
 #include "capture.h"
 #include "pixel_formats.h"
-#include "status.h"
+#include "core/status.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "capture.h"
 #include "pixel_formats.h"
 #include "ppm.h"
-#include "status.h"
+#include "core/status.h"
 
 /* Reads PPM frames from a file descriptor, waiting in short slices so that
  * a stop request (flag or a readable wake_fd) ends a wait promptly. */

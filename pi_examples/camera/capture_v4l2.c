@@ -16,7 +16,7 @@
 
 #include "capture.h"
 #include "pixel_formats.h"
-#include "status.h"
+#include "core/status.h"
 
 enum { V4L2_BUFFER_COUNT = 4 };
 

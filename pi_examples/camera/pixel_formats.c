@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "status.h"
+#include "core/status.h"
 
 typedef enum layout_kind { PACKED_RGB, PACKED_YUV422, COMPRESSED } layout_kind;
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "pixel_formats.h"
-#include "status.h"
+#include "core/status.h"
 
 enum { PPM_MAX_SIDE = 16384 };
 

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "status.h"
+#include "core/status.h"
 
 extern char **environ;
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tensor.h"
+#include "core/tensor.h"
 #include "xalloc.h"
 
 struct gb_graph {

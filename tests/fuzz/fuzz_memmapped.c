@@ -3,13 +3,13 @@
  * path (detection, directory, GraphDef region, ImmutableConst checks)
  * through tfpi_graph_load_buffer. Build and run from the repo root after
  * `make` (for gen/proto and the op registry):
- *   clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Ikernels -Igen/proto tests/fuzz/fuzz_memmapped.c $(find src kernels gen/proto -name '*.c') gen/linux/op_registry.c -lprotobuf-c -lpng -ljpeg -lz -lm -lpthread -o /tmp/fuzz_memmapped
+ *   clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Igen/proto tests/fuzz/fuzz_memmapped.c $(find src kernels gen/proto -name '*.c') gen/linux/op_registry.c -lprotobuf-c -lpng -ljpeg -lz -lm -lpthread -o /tmp/fuzz_memmapped
  *   mkdir -p /tmp/fuzz_mm_corpus && gen/linux/bin/convert_graphdef_memmapped_format --in_graph=../shared/testdata/mnist/mnist.pb --out_graph=/tmp/fuzz_mm_corpus/mnist --min_conversion_tensor_size=64
  *   /tmp/fuzz_memmapped -max_total_time=300 -rss_limit_mb=2048 /tmp/fuzz_mm_corpus */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memmapped.h"
+#include "graph/memmapped.h"
 #include "tfpi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,8 +1,8 @@
 /* test_fast_kernels.c - the optimised window ops against the plain C
- * references of src/window_ref.c on many geometries: Conv2D through the
- * GEMM (src/conv_gemm.c: 1x1 read in place, every other window through
+ * references of src/compute/window_ref.c on many geometries: Conv2D through the
+ * GEMM (src/compute/conv_gemm.c: 1x1 read in place, every other window through
  * padded taps), and the SIMD depthwise convolution, max pool and average
- * pool (src/window_fast.c); odd sizes and channel counts that cut vectors,
+ * pool (src/compute/window_fast.c); odd sizes and channel counts that cut vectors,
  * strides, dilations, SAME and VALID padding, batches, 1 and 2 threads, and
  * the fused epilogue (scale, bias, clamp). Results must be within 1e-4 of
  * the reference relative to their magnitude. */
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "conv_gemm.h"
-#include "window_fast.h"
-#include "window_ref.h"
+#include "compute/conv_gemm.h"
+#include "compute/window_fast.h"
+#include "compute/window_ref.h"
 
 #define TOLERANCE 1e-4
 

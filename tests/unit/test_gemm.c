@@ -1,6 +1,6 @@
-/* test_gemm.c - the fast GEMM (src/gemm.c and the micro-kernel of this
+/* test_gemm.c - the fast GEMM (src/compute/gemm.c and the micro-kernel of this
  * target's SIMD layer) against the plain C reference product
- * (src/matmul_ref.c) on many shapes: tiles cut at every edge, k split into
+ * (src/compute/matmul_ref.c) on many shapes: tiles cut at every edge, k split into
  * several blocks, tasks of many row blocks, many taps, strided B and C, 1
  * and 3 threads, and the fused epilogue (per-column scale and bias, then a
  * clamp). Every result must be within 1e-4 of the reference, relative to
@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "gemm.h"
-#include "matmul_ref.h"
-#include "simd.h"
+#include "compute/gemm.h"
+#include "compute/matmul_ref.h"
+#include "compute/simd.h"
 
 #define TOLERANCE 1e-4
 

@@ -1,7 +1,7 @@
 /* test_image_resize.c - TF ResizeBilinear / ResizeNearestNeighbor sampling
  * (legacy, align_corners, half_pixel_centers) on small hand-checked cases. */
 #include "check.h"
-#include "image_resize.h"
+#include "image/image_resize.h"
 
 #include <stddef.h>
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status.h"
+#include "core/status.h"
 
 uint8_t *read_file(const char *path, size_t *size, tfpi_status *status)
 {

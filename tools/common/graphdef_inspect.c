@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status.h"
-#include "tensor_proto.h"
+#include "core/status.h"
+#include "graph/tensor_proto.h"
 
 gd_input gd_parse_input(const char *input)
 {

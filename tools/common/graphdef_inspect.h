@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "graph.pb-c.h"
-#include "name_map.h"
-#include "tensor.h"
+#include "graph/name_map.h"
+#include "core/tensor.h"
 
 /* An input string split up: node name (not NUL-terminated), output index,
  * and whether it is a control input. */

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "file_util.h"
-#include "graph_memmapped.h"
+#include "graph/graph_memmapped.h"
 #include "graphdef_edit.h"
-#include "memmapped.h"
+#include "graph/memmapped.h"
 #include "pbtxt.h"
-#include "status.h"
+#include "core/status.h"
 
 /* TensorFlow fields the project's .proto leaves out; a .pbtxt may carry
  * them, and they do not matter to a frozen graph. */

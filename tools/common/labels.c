@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "file_util.h"
-#include "status.h"
+#include "core/status.h"
 
 /* If line starts with "digits:", returns the index and advances *name. */
 static int explicit_index(char **name)

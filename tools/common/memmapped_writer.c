@@ -1,5 +1,5 @@
 /* memmapped_writer.c - the writing side of the memmapped layout (the reader
- * is src/memmapped.c). Offsets and lengths are recorded as each region is
+ * is src/graph/memmapped.c). Offsets and lengths are recorded as each region is
  * written; the directory goes last, then its offset, little-endian. */
 #include "memmapped_writer.h"
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status.h"
+#include "core/status.h"
 #include "xalloc.h"
 
 #define REGION_ALIGNMENT 64

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status.h"
+#include "core/status.h"
 
 static const struct {
     const char *descr;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "graphdef_inspect.h"
-#include "tensor.h"
+#include "core/tensor.h"
 #include "transform.h"
 
 typedef struct rw_graph {

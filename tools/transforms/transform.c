@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "graphdef_inspect.h"
-#include "status.h"
+#include "core/status.h"
 
 tfpi_code transform_fail(const transform_ctx *ctx, tfpi_code code, const char *fmt, ...)
 {

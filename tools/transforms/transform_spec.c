@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status.h"
+#include "core/status.h"
 #include "xalloc.h"
 
 typedef struct scanner {

@@ -1,0 +1,212 @@
+/* gemm.c - drives the micro-kernel over a whole product. C is cut into
+ * tasks (a range of row tiles x a block of column tiles, the part of C a
+ * task writes small enough to stay in the second-level cache) that the
+ * workers of the thread pool take one at a time. A task walks k in blocks:
+ * it packs the block of B it needs, reading B row by row (sequential, so it
+ * streams from memory) into tile-column panels one after the other in the
+ * worker's buffer, zero-padded at the right edge; then, a block of row
+ * tiles at a time (their row pointers looked up once), every row tile
+ * reuses each panel while it sits in the first-level cache. */
+#include "compute/gemm.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "compute/gemm_kernel.h"
+
+enum {
+    K_BLOCK = 128,           /* rows of B per block of k: a panel of B fits the first-level cache */
+    MAX_BLOCK_TAPS = 16,     /* taps per block of k */
+    M_BLOCK_TILES = 16,      /* row tiles whose row pointers are looked up together */
+    TASK_C_FLOATS = 1 << 16, /* the part of C one task writes, unless that leaves too few tasks */
+    N_BLOCK = 512,           /* columns per task: a packed block of B fits the second-level cache */
+    TASKS_PER_THREAD = 4,    /* enough tasks to even out the threads */
+};
+/* Below this many multiply-adds a product runs on the caller alone. */
+#define MIN_PARALLEL_MACS (1 << 20)
+
+typedef struct gemm_job {
+    const tp_gemm *g;
+    int64_t m_tiles, n_panels;
+    int64_t tiles_per_task, panels_per_task, column_tasks; /* the task grid */
+    int64_t depth_block, taps_block;                       /* a block of k: taps_block x depth_block rows of B */
+    int64_t depth_blocks, tap_blocks;                      /* at least one each, even when k is 0 */
+    int tasks;
+    atomic_int next_task;
+    float *buffers; /* one packed block of B per worker */
+    size_t buffer_floats;
+} gemm_job;
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+tp_gemm_epilogue tp_gemm_no_epilogue(void) { return (tp_gemm_epilogue){NULL, NULL, -INFINITY, INFINITY}; }
+
+void tp_gemm_matrix_rows(const void *matrix, int64_t row, int rows, int64_t tap, int taps, const float **ptrs)
+{
+    const tp_gemm_matrix *a = matrix;
+    (void)tap;
+    (void)taps; /* a matrix is one tap */
+    for (int r = 0; r < rows; r++)
+        ptrs[r] = a->data + (row + r) * a->stride;
+}
+
+/* Row pointers of tiles [tile0, tile1) for taps [tap, tap + taps); rows past
+ * the end of A repeat the tile's first row. */
+static void find_rows(const tp_gemm *g, int64_t tile0, int64_t tile1, int64_t tap, int taps, const float **ptrs)
+{
+    for (int64_t tile = tile0; tile < tile1; tile++, ptrs += taps * TP_GEMM_MR) {
+        const int64_t row = tile * TP_GEMM_MR;
+        const int rows = (int)min64(TP_GEMM_MR, g->m - row);
+        g->rows(g->rows_arg, row, rows, tap, taps, ptrs);
+        for (int t = 0; t < taps; t++)
+            for (int r = rows; r < TP_GEMM_MR; r++)
+                ptrs[t * TP_GEMM_MR + r] = ptrs[t * TP_GEMM_MR];
+    }
+}
+
+/* Copies `cols` floats (0 < cols <= TP_GEMM_NR) to a panel row, zero-padded
+ * to TP_GEMM_NR. */
+static inline void copy_panel_row(float *dst, const float *src, int64_t cols)
+{
+    int64_t c = 0;
+    for (; c + TP_VEC_WIDTH <= cols; c += TP_VEC_WIDTH)
+        tp_vec_store(dst + c, tp_vec_load(src + c));
+    if (c < cols) {
+        tp_vec_store(dst + c, tp_vec_load_partial(src + c, (int)(cols - c)));
+        c += TP_VEC_WIDTH;
+    }
+    for (; c < TP_GEMM_NR; c += TP_VEC_WIDTH)
+        tp_vec_store(dst + c, tp_vec_zero());
+}
+
+/* Packs rows (t0 .. t0 + taps) x (d0 .. d0 + depth) of B, columns
+ * [col0, col1), as panels of TP_GEMM_NR columns: panel p, row i at
+ * buf + (p * taps * depth + i) * TP_GEMM_NR. */
+static void pack_b(const tp_gemm *g, int64_t t0, int taps, int64_t d0, int64_t depth, int64_t col0, int64_t col1,
+                   float *buf)
+{
+    const int64_t panel_size = taps * depth * TP_GEMM_NR;
+    for (int t = 0; t < taps; t++) {
+        for (int64_t d = 0; d < depth; d++) {
+            const float *src = g->b + ((t0 + t) * g->depth + d0 + d) * g->ldb;
+            float *dst = buf + (t * depth + d) * TP_GEMM_NR;
+            int64_t col = col0;
+            for (; col + TP_GEMM_NR <= col1; col += TP_GEMM_NR, dst += panel_size)
+#pragma GCC unroll 4
+                for (int v = 0; v < TP_GEMM_NR_VECS; v++)
+                    tp_vec_store(dst + v * TP_VEC_WIDTH, tp_vec_load(src + col + v * TP_VEC_WIDTH));
+            if (col < col1)
+                copy_panel_row(dst, src + col, col1 - col);
+        }
+    }
+}
+
+static void run_task(const gemm_job *job, int64_t task, float *packed)
+{
+    const tp_gemm *g = job->g;
+    const int64_t tile0 = task / job->column_tasks * job->tiles_per_task;
+    const int64_t tile1 = min64(tile0 + job->tiles_per_task, job->m_tiles);
+    const int64_t col0 = task % job->column_tasks * job->panels_per_task * TP_GEMM_NR;
+    const int64_t col1 = min64(col0 + job->panels_per_task * TP_GEMM_NR, g->n);
+    const float *ptrs[M_BLOCK_TILES * MAX_BLOCK_TAPS * TP_GEMM_MR];
+    for (int64_t tb = 0; tb < job->tap_blocks; tb++) {
+        const int64_t t0 = tb * job->taps_block;
+        const int taps = (int)min64(job->taps_block, g->taps - t0);
+        for (int64_t db = 0; db < job->depth_blocks; db++) {
+            const int64_t d0 = db * job->depth_block, depth = min64(job->depth_block, g->depth - d0);
+            pack_b(g, t0, taps, d0, depth, col0, col1, packed);
+            tp_gemm_tile tile = {
+                .a_offset = d0,
+                .taps = taps,
+                .depth = depth,
+                .ldc = g->ldc,
+                .accumulate = tb > 0 || db > 0,
+                .finish = tb == job->tap_blocks - 1 && db == job->depth_blocks - 1,
+                .min = g->epilogue.min,
+                .max = g->epilogue.max,
+            };
+            for (int64_t block0 = tile0; block0 < tile1; block0 += M_BLOCK_TILES) {
+                const int64_t block1 = min64(block0 + M_BLOCK_TILES, tile1);
+                find_rows(g, block0, block1, t0, taps, ptrs);
+                for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
+                    tile.b = packed + (col - col0) * taps * depth;
+                    tile.cols = (int)min64(TP_GEMM_NR, col1 - col);
+                    tile.scale = g->epilogue.scale ? g->epilogue.scale + col : NULL;
+                    tile.bias = g->epilogue.bias ? g->epilogue.bias + col : NULL;
+                    for (int64_t t = block0; t < block1; t++) {
+                        const int64_t row = t * TP_GEMM_MR;
+                        tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
+                        tile.rows = (int)min64(TP_GEMM_MR, g->m - row);
+                        tile.c = g->c + row * g->ldc + col;
+                        tp_gemm_micro_kernel(&tile);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Items are workers: each takes tasks until none are left, packing into
+ * its own buffer. */
+static void run_workers(void *arg, int64_t begin, int64_t end)
+{
+    gemm_job *job = arg;
+    for (int64_t worker = begin; worker < end; worker++) {
+        float *packed = job->buffers + (size_t)worker * job->buffer_floats;
+        for (int task; (task = atomic_fetch_add(&job->next_task, 1)) < job->tasks;)
+            run_task(job, task, packed);
+    }
+}
+
+/* Blocks of k, and the task grid for `threads` workers. */
+static void plan_job(gemm_job *job, int64_t threads)
+{
+    const tp_gemm *g = job->g;
+    job->m_tiles = ceil_div(g->m, TP_GEMM_MR);
+    job->n_panels = ceil_div(g->n, TP_GEMM_NR);
+    job->depth_block = g->depth > K_BLOCK ? ceil_div(g->depth, ceil_div(g->depth, K_BLOCK)) : g->depth;
+    job->depth_block = job->depth_block > 0 ? job->depth_block : 1;
+    job->taps_block = min64(K_BLOCK / job->depth_block, MAX_BLOCK_TAPS);
+    job->taps_block = job->taps_block > 0 ? job->taps_block : 1;
+    job->depth_blocks = g->depth > 0 ? ceil_div(g->depth, job->depth_block) : 1;
+    job->tap_blocks = g->taps > 0 ? ceil_div(g->taps, job->taps_block) : 1;
+
+    const int64_t wanted = threads > 1 ? TASKS_PER_THREAD * threads : 1;
+    job->column_tasks = ceil_div(job->n_panels, N_BLOCK / TP_GEMM_NR);
+    job->panels_per_task = ceil_div(job->n_panels, job->column_tasks);
+    job->tiles_per_task = TASK_C_FLOATS / (TP_GEMM_MR * TP_GEMM_NR * job->panels_per_task);
+    job->tiles_per_task = min64(job->tiles_per_task > M_BLOCK_TILES ? job->tiles_per_task : M_BLOCK_TILES,
+                                job->m_tiles);
+    int64_t row_tasks = ceil_div(job->m_tiles, job->tiles_per_task);
+    if (row_tasks * job->column_tasks < wanted) {
+        job->column_tasks = min64(job->n_panels, ceil_div(wanted, row_tasks));
+        job->panels_per_task = ceil_div(job->n_panels, job->column_tasks);
+        job->column_tasks = ceil_div(job->n_panels, job->panels_per_task);
+    }
+    if (row_tasks * job->column_tasks < wanted) {
+        job->tiles_per_task = ceil_div(job->m_tiles, ceil_div(wanted, job->column_tasks));
+        row_tasks = ceil_div(job->m_tiles, job->tiles_per_task);
+    }
+    job->tasks = (int)(row_tasks * job->column_tasks);
+    job->buffer_floats = (size_t)(job->taps_block * job->depth_block * job->panels_per_task * TP_GEMM_NR);
+}
+
+bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
+{
+    if (g->m <= 0 || g->n <= 0)
+        return true;
+    const double macs = (double)g->m * (double)g->n * (double)(g->taps * g->depth);
+    const int64_t threads = macs >= MIN_PARALLEL_MACS ? tp_threadpool_size(pool) : 1;
+    gemm_job job = {.g = g};
+    plan_job(&job, threads);
+    const int64_t workers = min64(threads, job.tasks);
+    job.buffers = aligned_alloc(64, (sizeof(float) * job.buffer_floats * (size_t)workers + 63) & ~(size_t)63);
+    if (!job.buffers)
+        return false;
+    atomic_init(&job.next_task, 0);
+    tp_parallel_for(workers > 1 ? pool : NULL, workers, 1, run_workers, &job);
+    free(job.buffers);
+    return true;
+}

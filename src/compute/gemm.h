@@ -1,0 +1,83 @@
+/* gemm.h - the fast float matrix product behind Conv2D and MatMul:
+ * C[m][n] = epilogue(sum over k of A[m][k] * B[k][n]), cache-blocked,
+ * register-blocked by the micro-kernel of gemm_kernel.h and split over a
+ * thread pool.
+ *
+ * K is laid out as taps x depth (k = tap * depth + d): a convolution's filter
+ * taps times its input channels, or one tap for a plain matrix. A is never
+ * materialised: a rows function gives, for a tile of rows and a range of
+ * taps, a pointer to the `depth` contiguous values of each (row, tap), so a
+ * convolution reads its NHWC input in place (padding taps point at zeros).
+ * B (the weights as stored in the model, HWIO) is packed a block at a time
+ * into a buffer of a few hundred KB per worker, never copied whole. */
+#ifndef TFPI_GEMM_H
+#define TFPI_GEMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compute/simd.h"
+#include "core/threadpool.h"
+
+/* The micro-kernel's tile of C, per instruction set, chosen so that the
+ * accumulators, one row of B and a broadcast value fill the registers:
+ *   AVX-512  6 x 64: 24 of 32 zmm     AVX2 + FMA  6 x 16: 12 of 16 ymm
+ *   aarch64  6 x 16: 24 of 32 q       armv7 NEON  4 x  8:  8 of 16 q
+ *   scalar   4 x  4 */
+#if TP_VEC_WIDTH == 16
+#define TP_GEMM_MR 6
+#define TP_GEMM_NR_VECS 4
+#elif TP_VEC_WIDTH == 8
+#define TP_GEMM_MR 6
+#define TP_GEMM_NR_VECS 2
+#elif TP_VEC_WIDTH == 4 && defined(__aarch64__)
+#define TP_GEMM_MR 6
+#define TP_GEMM_NR_VECS 4
+#elif TP_VEC_WIDTH == 4
+#define TP_GEMM_MR 4
+#define TP_GEMM_NR_VECS 2
+#else
+#define TP_GEMM_MR 4
+#define TP_GEMM_NR_VECS 4
+#endif
+#define TP_GEMM_NR (TP_GEMM_NR_VECS * TP_VEC_WIDTH)
+
+/* Applied to each output as it is stored: y = clamp(x * scale[col] +
+ * bias[col], min, max). NULL scale means 1, NULL bias means 0. */
+typedef struct tp_gemm_epilogue {
+    const float *scale, *bias;
+    float min, max; /* -INFINITY, INFINITY: no clamp */
+} tp_gemm_epilogue;
+
+/* Fills ptrs[t * TP_GEMM_MR + r] for rows row..row+rows-1 and taps
+ * tap..tap+taps-1: where the `depth` values A[row + r][(tap + t) * depth ...]
+ * start. */
+typedef void (*tp_gemm_rows_fn)(const void *arg, int64_t row, int rows, int64_t tap, int taps,
+                                const float **ptrs);
+
+typedef struct tp_gemm {
+    int64_t m, n, taps, depth;
+    tp_gemm_rows_fn rows;
+    const void *rows_arg;
+    const float *b; /* row k of B at b + k * ldb, n columns */
+    int64_t ldb;
+    float *c; /* row i of C at c + i * ldc */
+    int64_t ldc;
+    tp_gemm_epilogue epilogue;
+} tp_gemm;
+
+/* A plain row-major matrix as a rows function's argument (one tap). */
+typedef struct tp_gemm_matrix {
+    const float *data;
+    int64_t stride; /* floats from one row to the next */
+} tp_gemm_matrix;
+
+void tp_gemm_matrix_rows(const void *matrix, int64_t row, int rows, int64_t tap, int taps, const float **ptrs);
+
+/* The identity epilogue: nothing applied. */
+tp_gemm_epilogue tp_gemm_no_epilogue(void);
+
+/* false if the packing buffers could not be allocated (C is untouched). */
+bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool);
+
+#endif

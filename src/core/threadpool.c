@@ -1,0 +1,140 @@
+/* threadpool.c - a fixed pool of pthreads that run parallel_for ranges.
+ * The caller thread takes part in every job; a pool of 1 creates no thread. */
+#include "core/threadpool.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct tp_threadpool {
+    int size; /* threads including the caller */
+    pthread_t *threads;
+    pthread_mutex_t lock;
+    pthread_cond_t work_ready, work_done;
+    /* the current job */
+    tp_range_fn fn;
+    void *arg;
+    int64_t n, chunk, next;
+    int pending;      /* chunks not finished yet */
+    unsigned generation;
+    int stopping;
+};
+
+int tp_num_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Takes chunks of the current job until none are left. Called with lock held. */
+static void drain_job(tp_threadpool *pool)
+{
+    while (pool->next < pool->n) {
+        int64_t begin = pool->next;
+        int64_t end = begin + pool->chunk < pool->n ? begin + pool->chunk : pool->n;
+        pool->next = end;
+        pthread_mutex_unlock(&pool->lock);
+        pool->fn(pool->arg, begin, end);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->pending == 0)
+            pthread_cond_broadcast(&pool->work_done);
+    }
+}
+
+static void *worker_main(void *p)
+{
+    tp_threadpool *pool = p;
+    unsigned seen = 0;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (!pool->stopping && pool->generation == seen)
+            pthread_cond_wait(&pool->work_ready, &pool->lock);
+        if (pool->stopping)
+            break;
+        seen = pool->generation;
+        drain_job(pool);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+tp_threadpool *tp_threadpool_new(int num_threads)
+{
+    tp_threadpool *pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return NULL;
+    pool->size = num_threads > 0 ? num_threads : tp_num_cores();
+    if (pool->size == 1)
+        return pool;
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->work_ready, NULL);
+    pthread_cond_init(&pool->work_done, NULL);
+    pool->threads = calloc((size_t)pool->size - 1, sizeof *pool->threads);
+    if (!pool->threads) {
+        pool->size = 1;
+        tp_threadpool_free(pool);
+        return NULL;
+    }
+    for (int i = 0; i < pool->size - 1; i++) {
+        if (pthread_create(&pool->threads[i], NULL, worker_main, pool) != 0) {
+            pool->size = i + 1;
+            tp_threadpool_free(pool);
+            return NULL;
+        }
+    }
+    return pool;
+}
+
+void tp_threadpool_free(tp_threadpool *pool)
+{
+    if (!pool)
+        return;
+    if (pool->threads) {
+        pthread_mutex_lock(&pool->lock);
+        pool->stopping = 1;
+        pthread_cond_broadcast(&pool->work_ready);
+        pthread_mutex_unlock(&pool->lock);
+        for (int i = 0; i < pool->size - 1; i++)
+            pthread_join(pool->threads[i], NULL);
+        free(pool->threads);
+        pthread_mutex_destroy(&pool->lock);
+        pthread_cond_destroy(&pool->work_ready);
+        pthread_cond_destroy(&pool->work_done);
+    }
+    free(pool);
+}
+
+int tp_threadpool_size(const tp_threadpool *pool)
+{
+    return pool ? pool->size : 1;
+}
+
+void tp_parallel_for(tp_threadpool *pool, int64_t n, int64_t grain, tp_range_fn fn, void *arg)
+{
+    if (n <= 0)
+        return;
+    if (grain < 1)
+        grain = 1;
+    if (!pool || pool->size == 1 || n <= grain) {
+        fn(arg, 0, n);
+        return;
+    }
+    /* A few chunks per thread balance uneven work without much locking. */
+    int64_t chunks = (int64_t)pool->size * 4;
+    int64_t chunk = (n + chunks - 1) / chunks;
+    if (chunk < grain)
+        chunk = grain;
+    pthread_mutex_lock(&pool->lock);
+    pool->fn = fn;
+    pool->arg = arg;
+    pool->n = n;
+    pool->chunk = chunk;
+    pool->next = 0;
+    pool->pending = (int)((n + chunk - 1) / chunk);
+    pool->generation++;
+    pthread_cond_broadcast(&pool->work_ready);
+    drain_job(pool);
+    while (pool->pending > 0)
+        pthread_cond_wait(&pool->work_done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+}

@@ -1,0 +1,183 @@
+/* graph_build.c - turns parsed NodeDefs into a tfpi_graph: checks names,
+ * resolves every input string to a (node, output) edge, and answers name
+ * look-ups. Any model format (binary, memmapped) ends up here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "core/status.h"
+
+int tp_graph_find(const tfpi_graph *graph, const char *name, size_t len)
+{
+    return tp_name_map_find(&graph->names, name, len);
+}
+
+/* Splits "node:k" into the node part's length and k (0 if absent).
+ * Returns false if the ":k" suffix is malformed. */
+static bool split_tensor_name(const char *name, size_t *node_len, int *index)
+{
+    const char *colon = strrchr(name, ':');
+    *node_len = strlen(name);
+    *index = 0;
+    if (!colon)
+        return true;
+    long k = 0;
+    const char *p = colon + 1;
+    if (!*p)
+        return false;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9' || k > 100000)
+            return false;
+        k = k * 10 + (*p - '0');
+    }
+    *node_len = (size_t)(colon - name);
+    *index = (int)k;
+    return true;
+}
+
+tfpi_code tp_graph_resolve(const tfpi_graph *graph, const char *tensor_name, const char *what,
+                           tp_edge *out, tfpi_status *status)
+{
+    size_t len;
+    int index;
+    if (!tensor_name || !*tensor_name || !split_tensor_name(tensor_name, &len, &index))
+        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s '%s' is not a valid tensor name (node or node:k)",
+                        what, tensor_name ? tensor_name : "");
+    int node = tp_graph_find(graph, tensor_name, len);
+    if (node < 0)
+        return tp_error(status, TFPI_NOT_FOUND, "%s '%s': the graph has no node named '%.*s'", what,
+                        tensor_name, (int)len, tensor_name);
+    out->node = node;
+    out->index = index;
+    return TFPI_OK;
+}
+
+static void free_nodes(tp_node *nodes, Tfpi__NodeDef **defs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (nodes) {
+            free(nodes[i].inputs);
+            free(nodes[i].controls);
+        }
+        if (defs[i])
+            tfpi__node_def__free_unpacked(defs[i], NULL);
+    }
+    free(nodes);
+}
+
+void tfpi_graph_free(tfpi_graph *graph)
+{
+    if (!graph)
+        return;
+    for (int i = 0; i < graph->num_nodes; i++) {
+        free(graph->nodes[i].inputs);
+        free(graph->nodes[i].controls);
+        tfpi__node_def__free_unpacked(graph->nodes[i].def, NULL);
+    }
+    free(graph->nodes);
+    tp_name_map_free(&graph->names);
+    if (graph->free_backing)
+        graph->free_backing(graph->backing);
+    free(graph);
+}
+
+/* Resolves the input strings of node i into edges. */
+static tfpi_code link_inputs(tfpi_graph *g, int i, const char *source, tfpi_status *status)
+{
+    tp_node *node = &g->nodes[i];
+    const Tfpi__NodeDef *def = node->def;
+    node->inputs = calloc(def->n_input + 1, sizeof *node->inputs);
+    node->controls = calloc(def->n_input + 1, sizeof *node->controls);
+    if (!node->inputs || !node->controls)
+        return tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+    for (size_t k = 0; k < def->n_input; k++) {
+        const char *in = def->input[k];
+        bool control = in[0] == '^';
+        size_t len;
+        int index;
+        if (!split_tensor_name(in + control, &len, &index) || len == 0)
+            return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: node '%s' has a malformed input '%s'",
+                            source, def->name, in);
+        int src = tp_graph_find(g, in + control, len);
+        if (src < 0)
+            return tp_error(status, TFPI_INVALID_ARGUMENT,
+                            "%s: node '%s' has input '%s', but no node is named '%.*s'", source,
+                            def->name, in, (int)len, in + control);
+        if (control) {
+            node->controls[node->num_controls++] = src;
+            continue;
+        }
+        if (node->num_controls > 0)
+            return tp_error(status, TFPI_INVALID_ARGUMENT,
+                            "%s: node '%s' lists data input '%s' after a control input", source,
+                            def->name, in);
+        node->inputs[node->num_inputs++] = (tp_edge){src, index};
+        if (g->nodes[src].num_outputs < index + 1)
+            g->nodes[src].num_outputs = index + 1;
+    }
+    return TFPI_OK;
+}
+
+tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char *source,
+                           tfpi_status *status)
+{
+    tfpi_graph *g = calloc(1, sizeof *g);
+    tp_node *nodes = calloc((size_t)n + 1, sizeof *nodes);
+    if (!g || !nodes || !tp_name_map_init(&g->names, (size_t)n)) {
+        tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %d nodes", source, n);
+        if (g)
+            tp_name_map_free(&g->names);
+        free(g);
+        free_nodes(nodes, defs, n);
+        return NULL;
+    }
+    g->nodes = nodes;
+    g->producer = producer;
+    for (int i = 0; i < n; i++) {
+        nodes[i].def = defs[i];
+        nodes[i].num_outputs = 1;
+    }
+    g->num_nodes = n;
+    tfpi_code code = TFPI_OK;
+    if (n == 0)
+        code = tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the graph has no nodes", source);
+    for (int i = 0; i < n && code == TFPI_OK; i++) {
+        if (!defs[i]->name[0] || !defs[i]->op[0])
+            code = tp_error(status, TFPI_INVALID_ARGUMENT, "%s: node %d has an empty %s", source, i,
+                            defs[i]->name[0] ? "op" : "name");
+        else if (!tp_name_map_insert(&g->names, defs[i]->name, i))
+            code = tp_error(status, TFPI_INVALID_ARGUMENT, "%s: two nodes are named '%s'", source,
+                            defs[i]->name);
+    }
+    for (int i = 0; i < n && code == TFPI_OK; i++)
+        code = link_inputs(g, i, source, status);
+    if (code != TFPI_OK) {
+        tfpi_graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+int tfpi_graph_num_nodes(const tfpi_graph *graph) { return graph->num_nodes; }
+
+const char *tfpi_graph_node_name(const tfpi_graph *graph, int index)
+{
+    return index >= 0 && index < graph->num_nodes ? graph->nodes[index].def->name : NULL;
+}
+
+const char *tfpi_graph_node_op(const tfpi_graph *graph, int index)
+{
+    return index >= 0 && index < graph->num_nodes ? graph->nodes[index].def->op : NULL;
+}
+
+tfpi_dtype tfpi_graph_node_dtype(const tfpi_graph *graph, const char *tensor_name)
+{
+    tp_edge e;
+    if (tp_graph_resolve(graph, tensor_name, "tensor", &e, NULL) != TFPI_OK)
+        return 0;
+    const Tfpi__NodeDef *def = graph->nodes[e.node].def;
+    for (size_t i = 0; i < def->n_attr; i++)
+        if (!strcmp(def->attr[i]->key, "dtype") && def->attr[i]->value->value_case == TFPI__ATTR_VALUE__VALUE_TYPE)
+            return (tfpi_dtype)def->attr[i]->value->type;
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* graph_memmapped.h - loading a memory-mapped model into a tfpi_graph whose
+ * ImmutableConst nodes read their weights in place from the file's regions,
+ * and the look-up the ImmutableConst kernel uses. */
+#ifndef TFPI_GRAPH_MEMMAPPED_H
+#define TFPI_GRAPH_MEMMAPPED_H
+
+#include "graph/graph.h"
+#include "graph/memmapped.h"
+#include "core/tensor.h"
+
+/* Model bytes and how to give them back (munmap for a mapped file, free
+ * for a buffer the library copied or decrypted). */
+typedef struct tp_model_bytes {
+    uint8_t *data;
+    size_t size;
+    void (*release)(uint8_t *data, size_t size);
+} tp_model_bytes;
+
+/* Loads a memmapped model (tp_memmapped_detect said yes). Takes ownership
+ * of bytes whatever the outcome: the graph keeps them until it is freed. */
+tfpi_graph *tp_graph_load_memmapped(tp_model_bytes bytes, const char *source, tfpi_status *status);
+
+/* Points out's dtype, shape and data at the region an ImmutableConst node
+ * names (attrs dtype, shape, memory_region_name). Fails, naming the node,
+ * if the graph was not loaded from a memmapped file or the region does not
+ * fit the node. */
+tfpi_code tp_graph_mapped_const(const tfpi_graph *graph, const Tfpi__NodeDef *def, tfpi_tensor *out,
+                                tfpi_status *status);
+/* The same against a directory read with tp_memmapped_read_dir (dir may be
+ * NULL: no regions). */
+tfpi_code tp_memmapped_const(const tp_memmapped_dir *dir, const Tfpi__NodeDef *def, tfpi_tensor *out,
+                             tfpi_status *status);
+
+#endif

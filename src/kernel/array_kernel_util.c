@@ -1,0 +1,50 @@
+/* array_kernel_util.c - shared argument checks of the array kernels (see
+ * array_kernel_util.h). */
+#include "kernel/array_kernel_util.h"
+
+tfpi_code tp_resolve_axis(tp_op_ctx *ctx, int64_t axis, int rank, const char *what, int *out)
+{
+    if (axis < -rank || axis >= rank)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s %lld is out of range for a rank-%d input", what,
+                       (long long)axis, rank);
+    *out = (int)(axis < 0 ? axis + rank : axis);
+    return TFPI_OK;
+}
+
+tfpi_code tp_read_index_values(tp_op_ctx *ctx, int input, const char *what, int64_t *values, int max,
+                               int *count)
+{
+    const tfpi_tensor *t = ctx->inputs[input];
+    if (t->dtype != TFPI_INT32 && t->dtype != TFPI_INT64)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s (input %d) must be int32 or int64, not %s", what,
+                       input, tfpi_dtype_name(t->dtype));
+    tfpi_code code = tp_expect_known(ctx, input);
+    if (code != TFPI_OK)
+        return code;
+    int64_t n = tp_num_elements(t);
+    if (n > max)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s (input %d) has %lld values, at most %d allowed",
+                       what, input, (long long)n, max);
+    for (int i = 0; i < n; i++)
+        values[i] = tp_get_int(t, i);
+    *count = (int)n;
+    return TFPI_OK;
+}
+
+tfpi_code tp_read_index_scalar(tp_op_ctx *ctx, int input, const char *what, int64_t *value)
+{
+    int count;
+    tfpi_code code = tp_read_index_values(ctx, input, what, value, 1, &count);
+    if (code == TFPI_OK && count != 1)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s (input %d) must be a single value", what, input);
+    return code;
+}
+
+tfpi_code tp_expect_outputs_at_most(tp_op_ctx *ctx, int produced)
+{
+    if (ctx->num_outputs > produced)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
+                       "the graph uses output %d, but the node has only %d outputs", ctx->num_outputs - 1,
+                       produced);
+    return TFPI_OK;
+}

@@ -1,0 +1,108 @@
+/* kernel.h - the contract between the runtime and the op kernels in
+ * kernels/ files: how a kernel sees its node, inputs and outputs, reads
+ * attributes, reports errors, and how a kernel file lists its ops.
+ *
+ * Lifecycle, per session plan:
+ *   prepare(ctx): inputs have dtype and shape; an input's data is non-NULL
+ *     only if its value is known while planning (constants and what folds
+ *     from them). prepare checks the inputs, sets every output's dtype and
+ *     shape (tp_tensor_set_shape), may keep per-node state in ctx->state
+ *     (packed weights...), and may point an output's data at memory it owns
+ *     (in ctx->state) or at a known input, which makes that output known.
+ *   run(ctx): inputs and outputs have data; compute the outputs.
+ *   release(state): frees ctx->state when the plan is dropped.
+ * When every input is known and the kernel is not TP_STATEFUL the runtime
+ * runs it once while planning (constant folding) and never again. */
+#ifndef TFPI_KERNEL_H
+#define TFPI_KERNEL_H
+
+#include <stdbool.h>
+
+#include "graph.pb-c.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "core/threadpool.h"
+
+typedef struct tp_op_ctx {
+    const Tfpi__NodeDef *def; /* name, op, attrs */
+    const tfpi_graph *graph;  /* the node's graph (memmapped regions) */
+    int num_inputs;
+    tfpi_tensor **inputs;
+    int num_outputs; /* outputs the graph uses: max referenced index + 1 */
+    tfpi_tensor *outputs;
+    void *state;
+    tp_threadpool *pool; /* may be NULL: single-threaded */
+    tfpi_status *status;
+} tp_op_ctx;
+
+/* What a producer can absorb from the elementwise node after it. */
+typedef enum tp_fuse_op {
+    TP_FUSE_SCALE, /* y = x * values (per output channel, or one value) */
+    TP_FUSE_BIAS,  /* y = x + values */
+    TP_FUSE_RELU,
+    TP_FUSE_RELU6,
+} tp_fuse_op;
+
+typedef tfpi_code (*tp_prepare_fn)(tp_op_ctx *ctx);
+typedef tfpi_code (*tp_run_fn)(tp_op_ctx *ctx);
+typedef void (*tp_release_fn)(void *state);
+/* Folds `op` into the node's computation (count is 1 or the number of
+ * output channels); TFPI_OK if absorbed, anything else leaves it unfused.
+ * Called after prepare, only for constant values. */
+typedef tfpi_code (*tp_fuse_fn)(tp_op_ctx *ctx, tp_fuse_op op, const float *values, int64_t count);
+
+enum {
+    TP_STATEFUL = 1 << 0,      /* never folded (random numbers) */
+    TP_ALIAS_INPUT0 = 1 << 1,  /* output 0 is input 0's bytes (Identity, Reshape) */
+};
+
+typedef struct tp_kernel {
+    const char *op;
+    tp_prepare_fn prepare;
+    tp_run_fn run;
+    tp_release_fn release; /* may be NULL */
+    unsigned flags;
+    tp_fuse_fn fuse; /* may be NULL: nothing is fused into this op */
+} tp_kernel;
+
+/* Each kernels/NAME.c defines `const tp_kernel tp_kernels_NAME[]`, one
+ * TP_KERNEL line per op, ending with TP_KERNELS_END. tools/gen_op_registry.sh
+ * reads these lines to build the registry, so keep one op per line. */
+#define TP_KERNEL(op, prepare, run, release, flags) {op, prepare, run, release, flags, 0}
+/* The same for an op that can absorb a following scale, bias or activation. */
+#define TP_KERNEL_FUSING(op, prepare, run, release, flags, fuse) {op, prepare, run, release, flags, fuse}
+#define TP_KERNELS_END {0, 0, 0, 0, 0, 0}
+
+/* ---- the registry (generated from tf_op_files.txt) ---- */
+const tp_kernel *tp_find_kernel(const char *op);
+/* The kernels/ file that implements op, whether compiled in or not; NULL
+ * if no file in this tfpi source tree does. */
+const char *tp_kernel_file_for_op(const char *op);
+
+/* ---- errors: "node 'NAME' (OP): message" ---- */
+tfpi_code tp_fail(tp_op_ctx *ctx, tfpi_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Checks input count and that every input is one of the allowed dtypes
+ * (pass 0 to accept any). */
+tfpi_code tp_expect_inputs(tp_op_ctx *ctx, int min, int max);
+tfpi_code tp_expect_dtype(tp_op_ctx *ctx, int input, tfpi_dtype dtype);
+/* Checks for exactly one input, of this dtype. */
+tfpi_code tp_expect_one_input(tp_op_ctx *ctx, tfpi_dtype dtype);
+/* Error unless input i's value is known while planning. */
+tfpi_code tp_expect_known(tp_op_ctx *ctx, int input);
+
+/* ---- attributes ---- */
+const Tfpi__AttrValue *tp_attr(const tp_op_ctx *ctx, const char *name);
+int64_t tp_attr_int(const tp_op_ctx *ctx, const char *name, int64_t fallback);
+float tp_attr_float(const tp_op_ctx *ctx, const char *name, float fallback);
+bool tp_attr_bool(const tp_op_ctx *ctx, const char *name, bool fallback);
+tfpi_dtype tp_attr_type(const tp_op_ctx *ctx, const char *name, tfpi_dtype fallback);
+/* Copies a string attr, or fallback if it is absent, into buf
+ * (NUL-terminated, cut to size) and returns buf; NULL if the attr is absent
+ * and fallback is NULL. */
+const char *tp_attr_string(const tp_op_ctx *ctx, const char *name, char *buf, size_t size,
+                           const char *fallback);
+/* Integer list attr: number of values (up to max are copied), or -1 if absent. */
+int tp_attr_int_list(const tp_op_ctx *ctx, const char *name, int64_t *out, int max);
+
+#endif

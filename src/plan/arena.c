@@ -1,0 +1,155 @@
+/* arena.c - one activation arena for a plan. Every tensor computed at run
+ * time (and every feed) gets a buffer whose lifetime runs from the step that
+ * writes it to the last step that reads it; buffers whose lifetimes overlap
+ * never share bytes. Placement is greedy, largest first, lowest offset that
+ * fits. Outputs of aliasing ops (Identity, Reshape...) and of steps fused
+ * into their producer share their input's buffer, which then lives as long
+ * as either. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan.h"
+
+#define ARENA_ALIGN 64
+
+typedef struct buffer {
+    size_t size, offset;
+    int first, last; /* steps; feeds start at -1, fetches end past the last step */
+} buffer;
+
+typedef struct layout {
+    tp_plan *plan;
+    int *tensor_base; /* first tensor id of each node */
+    int *buffer_of;   /* tensor id -> buffer index, -1 if not in the arena */
+    buffer *buffers;
+    int num_buffers;
+} layout;
+
+static int tensor_id(const layout *l, tp_edge e) { return l->tensor_base[e.node] + e.index; }
+
+static int new_buffer(layout *l, const tfpi_tensor *t, int step)
+{
+    size_t bytes = tp_byte_size(t);
+    buffer *b = &l->buffers[l->num_buffers];
+    b->size = (bytes + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    b->first = b->last = step;
+    return l->num_buffers++;
+}
+
+static void extend(layout *l, tp_edge e, int step)
+{
+    int b = l->buffer_of[tensor_id(l, e)];
+    if (b >= 0 && l->buffers[b].last < step)
+        l->buffers[b].last = step;
+}
+
+/* Creates buffers for feeds and step outputs and records their lifetimes. */
+static void collect_buffers(layout *l)
+{
+    tp_plan *plan = l->plan;
+    const tfpi_graph *g = plan->graph;
+    for (int f = 0; f < plan->num_feeds; f++) {
+        tp_edge e = plan->feeds[f];
+        if (plan->nodes[e.node].needed && !tp_plan_tensor(plan, e)->data && l->buffer_of[tensor_id(l, e)] < 0)
+            l->buffer_of[tensor_id(l, e)] = new_buffer(l, tp_plan_tensor(plan, e), -1);
+    }
+    for (int s = 0; s < plan->num_steps; s++) {
+        int n = plan->steps[s];
+        tp_plan_node *pn = &plan->nodes[n];
+        for (int i = 0; i < g->nodes[n].num_inputs; i++)
+            extend(l, g->nodes[n].inputs[i], s);
+        for (int o = 0; o < pn->ctx.num_outputs; o++) {
+            tp_edge e = {n, o};
+            int shared = o == 0 && pn->alias_input >= 0
+                             ? l->buffer_of[tensor_id(l, g->nodes[n].inputs[pn->alias_input])]
+                             : -1;
+            l->buffer_of[tensor_id(l, e)] = shared >= 0 ? shared : new_buffer(l, &pn->ctx.outputs[o], s);
+        }
+    }
+    for (int f = 0; f < plan->num_fetches; f++)
+        extend(l, plan->fetches[f], plan->num_steps);
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const buffer *x = *(buffer *const *)a, *y = *(buffer *const *)b;
+    return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const buffer *x = *(buffer *const *)a, *y = *(buffer *const *)b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Greedy placement; returns the arena size. */
+static size_t place_buffers(buffer *buffers, int n, buffer **sorted, buffer **live)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        sorted[i] = &buffers[i];
+    qsort(sorted, (size_t)n, sizeof *sorted, by_size_desc);
+    for (int i = 0; i < n; i++) {
+        buffer *b = sorted[i];
+        int num_live = 0;
+        for (int j = 0; j < i; j++)
+            if (sorted[j]->first <= b->last && b->first <= sorted[j]->last)
+                live[num_live++] = sorted[j];
+        qsort(live, (size_t)num_live, sizeof *live, by_offset);
+        size_t offset = 0;
+        for (int j = 0; j < num_live; j++) {
+            if (live[j]->offset >= offset + b->size)
+                break;
+            if (live[j]->offset + live[j]->size > offset)
+                offset = live[j]->offset + live[j]->size;
+        }
+        b->offset = offset;
+        if (offset + b->size > total)
+            total = offset + b->size;
+    }
+    return total;
+}
+
+tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status)
+{
+    const tfpi_graph *g = plan->graph;
+    layout l = {.plan = plan};
+    int num_tensors = 0;
+    tfpi_code code = TFPI_OK;
+    l.tensor_base = malloc(sizeof(int) * ((size_t)g->num_nodes + 1));
+    if (l.tensor_base) {
+        for (int n = 0; n < g->num_nodes; n++) {
+            l.tensor_base[n] = num_tensors;
+            num_tensors += plan->nodes[n].needed ? plan->nodes[n].ctx.num_outputs : 0;
+        }
+    }
+    l.buffer_of = malloc(sizeof(int) * ((size_t)num_tensors + 1));
+    l.buffers = calloc((size_t)num_tensors + 1, sizeof *l.buffers);
+    buffer **sorted = malloc(sizeof(buffer *) * ((size_t)num_tensors + 1));
+    buffer **live = malloc(sizeof(buffer *) * ((size_t)num_tensors + 1));
+    if (!l.tensor_base || !l.buffer_of || !l.buffers || !sorted || !live) {
+        code = tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory planning the arena");
+    } else {
+        for (int i = 0; i < num_tensors; i++)
+            l.buffer_of[i] = -1;
+        collect_buffers(&l);
+        plan->arena_size = place_buffers(l.buffers, l.num_buffers, sorted, live);
+        plan->arena = aligned_alloc(ARENA_ALIGN, plan->arena_size + ARENA_ALIGN);
+        if (!plan->arena)
+            code = tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory allocating a %zu-byte arena",
+                            plan->arena_size);
+    }
+    for (int n = 0; code == TFPI_OK && n < g->num_nodes; n++) {
+        for (int o = 0; plan->nodes[n].needed && o < plan->nodes[n].ctx.num_outputs; o++) {
+            int b = l.buffer_of[l.tensor_base[n] + o];
+            if (b >= 0)
+                plan->nodes[n].ctx.outputs[o].data = (char *)plan->arena + l.buffers[b].offset;
+        }
+    }
+    free(l.tensor_base);
+    free(l.buffer_of);
+    free(l.buffers);
+    free(sorted);
+    free(live);
+    return code;
+}

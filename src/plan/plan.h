@@ -1,0 +1,51 @@
+/* plan.h - a session's plan for one set of feeds and fetches: the nodes the
+ * fetches need in execution order, their prepared kernels, folded constants,
+ * and one activation arena laid out by tensor lifetimes. */
+#ifndef TFPI_PLAN_H
+#define TFPI_PLAN_H
+
+#include "graph/graph.h"
+#include "kernel/kernel.h"
+
+typedef struct tp_plan_node {
+    const tp_kernel *kernel; /* NULL for fed nodes */
+    tp_op_ctx ctx;           /* inputs, outputs, state for the kernel */
+    bool needed;             /* the fetches depend on it */
+    bool fed;                /* its outputs come from feeds */
+    bool known;              /* outputs computed while planning */
+    bool prepared;           /* kernel state must be released */
+    bool fused;              /* absorbed by its producer: not run */
+    int alias_input;         /* output 0 shares this input's bytes; -1: own buffer */
+} tp_plan_node;
+
+typedef struct tp_plan {
+    const tfpi_graph *graph;
+    tp_plan_node *nodes; /* indexed like graph->nodes */
+    int *steps;          /* nodes to run, in order */
+    int num_steps;
+    void *arena;
+    size_t arena_size;
+    int num_feeds;
+    tp_edge *feeds;
+    int num_fetches;
+    tp_edge *fetches;
+    tfpi_status status; /* status of the kernels' ctx */
+} tp_plan;
+
+/* Builds a plan; feeds give dtype and shape (their data is not read). */
+tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
+                     tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
+                     int num_fetches, tp_threadpool *pool, tfpi_status *status);
+void tp_plan_free(tp_plan *plan);
+
+/* The tensor an edge refers to. */
+tfpi_tensor *tp_plan_tensor(tp_plan *plan, tp_edge e);
+
+/* Folds scale/bias/activation steps into the producers that accept them
+ * (fuse.c). */
+void tp_plan_fuse(tp_plan *plan);
+
+/* Lays the runtime tensors out in one arena by lifetime (arena.c). */
+tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status);
+
+#endif

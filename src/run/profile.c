@@ -1,0 +1,56 @@
+/* profile.c - what benchmark_model reports per node: FLOP estimates from the
+ * planned shapes (Conv2D = output elements x input depth x filter h x w x 2,
+ * depthwise = output elements x filter h x w x 2, MatMul = k x outputs x 2)
+ * and output sizes. */
+#include "run/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double tp_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int64_t estimate_flops(const tp_op_ctx *ctx)
+{
+    const char *op = ctx->def->op;
+    if (ctx->num_inputs < 2 || ctx->num_outputs < 1)
+        return 0;
+    const tfpi_tensor *in = ctx->inputs[0], *w = ctx->inputs[1];
+    int64_t out = tp_num_elements(&ctx->outputs[0]);
+    if ((!strcmp(op, "Conv2D") || !strcmp(op, "Conv2DBackpropInput")) && w->ndims == 4)
+        return out * w->dims[0] * w->dims[1] * w->dims[2] * 2;
+    if (!strcmp(op, "DepthwiseConv2dNative") && w->ndims == 4)
+        return out * w->dims[0] * w->dims[1] * 2;
+    if ((!strcmp(op, "MatMul") || !strncmp(op, "BatchMatMul", 11)) && in->ndims >= 2) {
+        bool transposed = false;
+        for (size_t i = 0; i < ctx->def->n_attr; i++)
+            if ((!strcmp(ctx->def->attr[i]->key, "transpose_a") || !strcmp(ctx->def->attr[i]->key, "adj_x")) &&
+                ctx->def->attr[i]->value->b)
+                transposed = true;
+        return out * in->dims[in->ndims - (transposed ? 2 : 1)] * 2;
+    }
+    return 0;
+}
+
+tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count)
+{
+    tfpi_node_profile *records = calloc((size_t)plan->num_steps + 1, sizeof *records);
+    *count = 0;
+    for (int s = 0; records && s < plan->num_steps; s++) {
+        if (plan->nodes[plan->steps[s]].fused)
+            continue;
+        const tp_op_ctx *ctx = &plan->nodes[plan->steps[s]].ctx;
+        tfpi_node_profile *r = &records[(*count)++];
+        r->name = ctx->def->name;
+        r->op = ctx->def->op;
+        r->flops = estimate_flops(ctx);
+        for (int o = 0; o < ctx->num_outputs; o++)
+            r->output_bytes += tp_byte_size(&ctx->outputs[o]);
+    }
+    return records;
+}

@@ -1,0 +1,15 @@
+/* profile.h - per-node timing records of a plan's steps, for
+ * benchmark_model, and the FLOP estimates it reports. */
+#ifndef TFPI_PROFILE_H
+#define TFPI_PROFILE_H
+
+#include "plan/plan.h"
+
+/* One record per step the plan runs (not the fused ones), names and FLOPs
+ * filled in, *count of them; NULL if out of memory. Freed with free(). */
+tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count);
+
+/* Monotonic clock in microseconds. */
+double tp_now_us(void);
+
+#endif

@@ -1,0 +1,213 @@
+/* session.c - the public session API: a thread pool, the plan for the last
+ * set of feeds and fetches (rebuilt when names, types or shapes change), and
+ * running it: copy feeds into the arena, run the steps, copy fetches out. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/profile.h"
+
+struct tfpi_session {
+    const tfpi_graph *graph;
+    tp_threadpool *pool;
+    tp_plan *plan;
+    /* what the plan was built for */
+    char **feed_names, **fetch_names;
+    tfpi_tensor *feed_shapes; /* dtype and shape only; string feeds are in the plan */
+    int num_feeds, num_fetches;
+    bool profiling;
+    tfpi_node_profile *profile; /* one record per step run (fused steps are not) */
+    int num_profiled;
+};
+
+tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_options *options,
+                               tfpi_status *status)
+{
+    tfpi_session *s = calloc(1, sizeof *s);
+    if (!graph) {
+        free(s);
+        tp_error(status, TFPI_INVALID_ARGUMENT, "no graph given for the session");
+        return NULL;
+    }
+    int threads = options ? options->num_threads : 0;
+    if (!s || !(s->pool = tp_threadpool_new(threads))) {
+        free(s);
+        tp_error(status, TFPI_OUT_OF_MEMORY, "cannot create a session with %d threads", threads);
+        return NULL;
+    }
+    s->graph = graph;
+    return s;
+}
+
+static void forget_plan(tfpi_session *s)
+{
+    tp_plan_free(s->plan);
+    s->plan = NULL;
+    free(s->profile);
+    s->profile = NULL;
+    for (int i = 0; i < s->num_feeds; i++)
+        free(s->feed_names[i]);
+    for (int i = 0; i < s->num_fetches; i++)
+        free(s->fetch_names[i]);
+    free(s->feed_names);
+    free(s->fetch_names);
+    free(s->feed_shapes);
+    s->feed_names = s->fetch_names = NULL;
+    s->feed_shapes = NULL;
+    s->num_feeds = s->num_fetches = 0;
+}
+
+void tfpi_session_free(tfpi_session *session)
+{
+    if (!session)
+        return;
+    forget_plan(session);
+    tp_threadpool_free(session->pool);
+    free(session);
+}
+
+static bool plan_matches(const tfpi_session *s, const char *const *feed_names,
+                         tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
+                         int num_fetches)
+{
+    if (!s->plan || s->num_feeds != num_feeds || s->num_fetches != num_fetches)
+        return false;
+    for (int i = 0; i < num_feeds; i++)
+        if (strcmp(s->feed_names[i], feed_names[i]) != 0 || feeds[i]->dtype != s->feed_shapes[i].dtype ||
+            !tp_same_shape(feeds[i], &s->feed_shapes[i]))
+            return false;
+    for (int i = 0; i < num_feeds; i++) {
+        const tfpi_tensor *planned = tp_plan_tensor(s->plan, s->plan->feeds[i]);
+        if (feeds[i]->dtype == TFPI_STRING && s->plan->nodes[s->plan->feeds[i].node].needed &&
+            !tp_same_strings(feeds[i], planned))
+            return false;
+    }
+    for (int i = 0; i < num_fetches; i++)
+        if (strcmp(s->fetch_names[i], fetch_names[i]) != 0)
+            return false;
+    return true;
+}
+
+static bool copy_names(char ***out, const char *const *names, int n)
+{
+    *out = calloc((size_t)n + 1, sizeof **out);
+    for (int i = 0; *out && i < n; i++)
+        if (!((*out)[i] = strdup(names[i])))
+            return false;
+    return *out != NULL;
+}
+
+static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_tensor *const *feeds,
+                        int num_feeds, const char *const *fetch_names, int num_fetches,
+                        tfpi_status *status)
+{
+    forget_plan(s);
+    s->plan = tp_plan_new(s->graph, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool,
+                          status);
+    if (!s->plan)
+        return status ? status->code : TFPI_INVALID_ARGUMENT;
+    s->num_feeds = num_feeds;
+    s->num_fetches = num_fetches;
+    s->feed_shapes = calloc((size_t)num_feeds + 1, sizeof *s->feed_shapes);
+    if (!s->feed_shapes || !copy_names(&s->feed_names, feed_names, num_feeds) ||
+        !copy_names(&s->fetch_names, fetch_names, num_fetches)) {
+        forget_plan(s);
+        return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int i = 0; i < num_feeds; i++)
+        tp_tensor_set_shape(&s->feed_shapes[i], feeds[i]->dtype, feeds[i]->ndims, feeds[i]->dims);
+    return TFPI_OK;
+}
+
+static tfpi_code check_arguments(const char *const *feed_names, tfpi_tensor *const *feeds,
+                                 int num_feeds, const char *const *fetch_names, tfpi_tensor **outputs,
+                                 int num_fetches, tfpi_status *status)
+{
+    if (num_feeds < 0 || num_fetches < 1 || (num_feeds && (!feed_names || !feeds)) || !fetch_names ||
+        !outputs)
+        return tp_error(status, TFPI_INVALID_ARGUMENT, "run needs at least one fetch and valid arrays");
+    for (int i = 0; i < num_feeds; i++)
+        if (!feed_names[i] || !feeds[i] || !feeds[i]->data)
+            return tp_error(status, TFPI_INVALID_ARGUMENT, "feed %d has no name or no tensor", i);
+    for (int i = 0; i < num_fetches; i++)
+        if (!fetch_names[i])
+            return tp_error(status, TFPI_INVALID_ARGUMENT, "fetch %d has no name", i);
+    return TFPI_OK;
+}
+
+/* Runs the plan's steps; with profile non-NULL, times each one. */
+static tfpi_code execute(tp_plan *plan, tfpi_node_profile *profile, tfpi_status *status)
+{
+    double run_start = profile ? tp_now_us() : 0;
+    for (int s = 0, record = 0; s < plan->num_steps; s++) {
+        tp_plan_node *pn = &plan->nodes[plan->steps[s]];
+        if (pn->fused)
+            continue;
+        double start = profile ? tp_now_us() : 0;
+        tfpi_code code = pn->kernel->run(&pn->ctx);
+        if (code != TFPI_OK) {
+            *status = plan->status;
+            return code;
+        }
+        if (profile) {
+            profile[record].start_us = start - run_start;
+            profile[record++].duration_us = tp_now_us() - start;
+        }
+    }
+    return TFPI_OK;
+}
+
+void tfpi_session_set_profiling(tfpi_session *session, int enabled)
+{
+    session->profiling = enabled != 0;
+}
+
+int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **nodes)
+{
+    *nodes = session->profile;
+    return session->profile ? session->num_profiled : 0;
+}
+
+size_t tfpi_session_arena_bytes(const tfpi_session *session)
+{
+    return session->plan ? session->plan->arena_size : 0;
+}
+
+tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
+                           tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
+                           tfpi_tensor **outputs, int num_fetches, tfpi_status *status)
+{
+    tfpi_status local;
+    if (!status)
+        status = &local;
+    tfpi_status_clear(status);
+    tfpi_code code = check_arguments(feed_names, feeds, num_feeds, fetch_names, outputs, num_fetches,
+                                     status);
+    if (code != TFPI_OK)
+        return code;
+    for (int i = 0; i < num_fetches; i++)
+        outputs[i] = NULL;
+    if (!plan_matches(session, feed_names, feeds, num_feeds, fetch_names, num_fetches) &&
+        (code = replan(session, feed_names, feeds, num_feeds, fetch_names, num_fetches, status)) != TFPI_OK)
+        return code;
+    tp_plan *plan = session->plan;
+    for (int f = 0; f < num_feeds; f++) {
+        if (plan->nodes[plan->feeds[f].node].needed && feeds[f]->dtype != TFPI_STRING)
+            memcpy(tp_plan_tensor(plan, plan->feeds[f])->data, feeds[f]->data, tp_byte_size(feeds[f]));
+    }
+    if (session->profiling && !session->profile &&
+        !(session->profile = tp_profile_new(plan, &session->num_profiled)))
+        return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
+    if ((code = execute(plan, session->profiling ? session->profile : NULL, status)) != TFPI_OK)
+        return code;
+    for (int i = 0; i < num_fetches; i++) {
+        outputs[i] = tp_tensor_clone(tp_plan_tensor(plan, plan->fetches[i]), status);
+        if (!outputs[i]) {
+            for (int j = 0; j < i; j++) {
+                tfpi_tensor_free(outputs[j]);
+                outputs[j] = NULL;
+            }
+            return status->code;
+        }
+    }
+    return TFPI_OK;
+}
