@@ -12,7 +12,7 @@ static void free_state(void *state) { free(state); }
 
 static tfpi_code const_prepare(tp_op_ctx *ctx)
 {
-    const Tfpi__AttrValue *value = tp_attr(ctx, "value");
+    const Tfpi__AttrValue *value = tp_attr(ctx->def, "value");
     if (!value || value->value_case != TFPI__ATTR_VALUE__VALUE_TENSOR)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "has no tensor 'value' attribute");
     char what[300];
@@ -66,7 +66,7 @@ static tfpi_code check_numerics_run(tp_op_ctx *ctx)
         if (x[i] - x[i] != 0.0f) { /* NaN or infinity */
             char message[200];
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s: tensor had %s values",
-                           tp_attr_string(ctx, "message", message, sizeof message, "CheckNumerics"),
+                           tp_attr_string(ctx->def, "message", message, sizeof message, "CheckNumerics"),
                            x[i] != x[i] ? "NaN" : "Inf");
         }
     }
@@ -119,9 +119,9 @@ static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
     int64_t axes[TFPI_MAX_DIMS], dims[TFPI_MAX_DIMS];
-    int num_axes = tp_attr_int_list(ctx, "squeeze_dims", axes, TFPI_MAX_DIMS);
+    int num_axes = tp_attr_int_list(ctx->def, "squeeze_dims", axes, TFPI_MAX_DIMS);
     if (num_axes < 0)
-        num_axes = tp_attr_int_list(ctx, "axis", axes, TFPI_MAX_DIMS);
+        num_axes = tp_attr_int_list(ctx->def, "axis", axes, TFPI_MAX_DIMS);
     if (num_axes > TFPI_MAX_DIMS)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "too many squeeze_dims");
     bool drop[TFPI_MAX_DIMS] = {false};
@@ -171,7 +171,7 @@ static tfpi_code shape_prepare(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
-    tfpi_dtype type = tp_attr_type(ctx, "out_type", TFPI_INT32);
+    tfpi_dtype type = tp_attr_type(ctx->def, "out_type", TFPI_INT32);
     if (type != TFPI_INT32 && type != TFPI_INT64)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "out_type must be int32 or int64");
     int64_t rank = in->ndims;

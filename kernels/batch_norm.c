@@ -134,19 +134,19 @@ static tfpi_code fused_batch_norm_prepare(tp_op_ctx *ctx)
         return code;
     char buf[16], shape[96];
     const int rank = ctx->inputs[0]->ndims;
-    const char *format = tp_attr_string(ctx, "data_format", buf, sizeof buf, "NHWC");
+    const char *format = tp_attr_string(ctx->def, "data_format", buf, sizeof buf, "NHWC");
     const int axis = channel_dim(format, rank);
     if (axis < 0)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "x of shape %s does not fit data_format '%s' (expected NHWC or NCHW for 4-D, NDHWC or "
                        "NCDHW for 5-D)",
                        tp_shape_string(ctx->inputs[0], shape, sizeof shape), format);
-    const bool training = tp_attr_bool(ctx, "is_training", true);
+    const bool training = tp_attr_bool(ctx->def, "is_training", true);
     if ((code = prepare_common(ctx, &fused_inputs, axis, training)) != TFPI_OK)
         return code;
     batch_norm_state *s = ctx->state;
-    s->epsilon = tp_attr_float(ctx, "epsilon", 1e-4f);
-    s->average_factor = tp_attr_float(ctx, "exponential_avg_factor", 1.0f);
+    s->epsilon = tp_attr_float(ctx->def, "epsilon", 1e-4f);
+    s->average_factor = tp_attr_float(ctx->def, "exponential_avg_factor", 1.0f);
     if (training && s->average_factor != 1.0f && ctx->inputs[s->in.mean]->dims[0] != s->channels)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "exponential_avg_factor %g needs the running mean and variance as inputs 3 and 4",
@@ -173,10 +173,10 @@ static tfpi_code global_norm_prepare(tp_op_ctx *ctx)
     const operand_inputs in = {.mean = 1,
                                .variance = 2,
                                .offset = 3,
-                               .scale = tp_attr_bool(ctx, "scale_after_normalization", false) ? 4 : -1};
+                               .scale = tp_attr_bool(ctx->def, "scale_after_normalization", false) ? 4 : -1};
     if ((code = prepare_common(ctx, &in, 3, false)) != TFPI_OK)
         return code;
-    ((batch_norm_state *)ctx->state)->epsilon = tp_attr_float(ctx, "variance_epsilon", 0.0f);
+    ((batch_norm_state *)ctx->state)->epsilon = tp_attr_float(ctx->def, "variance_epsilon", 0.0f);
     fold_known_operands(ctx);
     return TFPI_OK;
 }

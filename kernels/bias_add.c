@@ -10,7 +10,7 @@
 static int channel_dim(const tp_op_ctx *ctx)
 {
     char buf[16];
-    const char *format = tp_attr_string(ctx, "data_format", buf, sizeof buf, "NHWC");
+    const char *format = tp_attr_string(ctx->def, "data_format", buf, sizeof buf, "NHWC");
     if (strcmp(format, "NHWC") == 0 || strcmp(ctx->def->op, "BiasAddV1") == 0)
         return ctx->inputs[0]->ndims - 1;
     return strcmp(format, "NCHW") == 0 ? 1 : -1;

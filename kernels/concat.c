@@ -27,7 +27,7 @@ static tfpi_code output_axis(tp_op_ctx *ctx, int out_rank, int *axis)
     int64_t value;
     tfpi_code code;
     if (strcmp(ctx->def->op, "Pack") == 0) {
-        value = tp_attr_int(ctx, "axis", 0);
+        value = tp_attr_int(ctx->def, "axis", 0);
     } else {
         int input = strcmp(ctx->def->op, "Concat") == 0 ? 0 : ctx->num_inputs - 1;
         if ((code = tp_read_index_scalar(ctx, input, "axis", &value)) != TFPI_OK)

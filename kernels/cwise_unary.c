@@ -236,7 +236,7 @@ static tfpi_code unary_prepare(tp_op_ctx *ctx)
     const unary_kernel *kernel = find_unary_kernel(ctx->def->op, dtype);
     if (!kernel)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "no kernel for %s input", tfpi_dtype_name(dtype));
-    unary_state init = {.loop = kernel->loop, .alpha = tp_attr_float(ctx, "alpha", 0.2f)};
+    unary_state init = {.loop = kernel->loop, .alpha = tp_attr_float(ctx->def, "alpha", 0.2f)};
     return unary_prepare_state(ctx, dtype, init);
 }
 
@@ -246,7 +246,7 @@ static tfpi_code cast_prepare(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     tfpi_dtype src = ctx->inputs[0]->dtype;
-    tfpi_dtype dst = tp_attr_type(ctx, "DstT", 0);
+    tfpi_dtype dst = tp_attr_type(ctx->def, "DstT", 0);
     cast_loop loop = find_cast_loop(dst);
     if (!cast_source_supported(src) || !loop)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "cannot cast %s to %s", tfpi_dtype_name(src),

@@ -109,7 +109,7 @@ static int png_channels(const uint8_t *data, size_t size)
 /* Checks the op's attributes; returns the requested channel count (0, 1 or 3). */
 static tfpi_code read_attrs(tp_op_ctx *ctx, int *channels)
 {
-    const int64_t wanted = tp_attr_int(ctx, "channels", 0);
+    const int64_t wanted = tp_attr_int(ctx->def, "channels", 0);
     if (wanted == 2 || wanted == 4)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED,
                        "channels=%lld (with alpha) is not supported: tfpi decodes images to RGB or grey",
@@ -118,19 +118,19 @@ static tfpi_code read_attrs(tp_op_ctx *ctx, int *channels)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "channels must be 0, 1 or 3, got %lld", (long long)wanted);
     *channels = (int)wanted;
     if (strcmp(ctx->def->op, "DecodePng") == 0) {
-        const tfpi_dtype dtype = tp_attr_type(ctx, "dtype", TFPI_UINT8);
+        const tfpi_dtype dtype = tp_attr_type(ctx->def, "dtype", TFPI_UINT8);
         if (dtype != TFPI_UINT8)
             return tp_fail(ctx, TFPI_UNIMPLEMENTED, "dtype %s is not supported, only uint8",
                            tfpi_dtype_name(dtype));
         return TFPI_OK;
     }
-    const int64_t ratio = tp_attr_int(ctx, "ratio", 1);
+    const int64_t ratio = tp_attr_int(ctx->def, "ratio", 1);
     if (ratio != 1)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "ratio %lld is not supported, only 1", (long long)ratio);
-    if (!tp_attr_bool(ctx, "fancy_upscaling", true))
+    if (!tp_attr_bool(ctx->def, "fancy_upscaling", true))
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "fancy_upscaling=false is not supported");
     char buf[32];
-    const char *dct = tp_attr_string(ctx, "dct_method", buf, sizeof buf, "");
+    const char *dct = tp_attr_string(ctx->def, "dct_method", buf, sizeof buf, "");
     if (*dct && strcmp(dct, "INTEGER_FAST") != 0 && strcmp(dct, "INTEGER_ACCURATE") != 0)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "dct_method must be empty, INTEGER_FAST or INTEGER_ACCURATE, got '%s'", dct);

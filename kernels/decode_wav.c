@@ -221,8 +221,8 @@ static tfpi_code decode_wav_prepare(tp_op_ctx *ctx)
     if (ctx->inputs[0]->ndims != 0)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "contents must be a scalar string, got shape %s",
                        tp_shape_string(ctx->inputs[0], shape, sizeof shape));
-    const int64_t desired_samples = tp_attr_int(ctx, "desired_samples", -1);
-    const int64_t desired_channels = tp_attr_int(ctx, "desired_channels", -1);
+    const int64_t desired_samples = tp_attr_int(ctx->def, "desired_samples", -1);
+    const int64_t desired_channels = tp_attr_int(ctx->def, "desired_channels", -1);
     if (desired_samples < -1 || desired_channels < -1)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "desired_samples (%lld) and desired_channels (%lld) must be >= -1",

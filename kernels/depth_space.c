@@ -12,9 +12,9 @@ static tfpi_code depth_space_prepare(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
-    int64_t b = tp_attr_int(ctx, "block_size", 0);
+    int64_t b = tp_attr_int(ctx->def, "block_size", 0);
     char format[16];
-    if (strcmp(tp_attr_string(ctx, "data_format", format, sizeof format, "NHWC"), "NHWC") != 0)
+    if (strcmp(tp_attr_string(ctx->def, "data_format", format, sizeof format, "NHWC"), "NHWC") != 0)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "only data_format NHWC is supported");
     if (in->ndims != 4 || b < 2)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "needs a rank-4 input and block_size >= 2");
@@ -40,7 +40,7 @@ static tfpi_code depth_space_run(tp_op_ctx *ctx)
     bool to_space = is_depth_to_space(ctx);
     const tfpi_tensor *space = to_space ? &ctx->outputs[0] : ctx->inputs[0];
     const tfpi_tensor *depth = to_space ? ctx->inputs[0] : &ctx->outputs[0];
-    int64_t b = tp_attr_int(ctx, "block_size", 0), c = space->dims[3];
+    int64_t b = tp_attr_int(ctx->def, "block_size", 0), c = space->dims[3];
     size_t elem = tfpi_dtype_size(space->dtype), run = (size_t)c * elem;
     char *space_data = to_space ? ctx->outputs[0].data : ctx->inputs[0]->data;
     char *depth_data = to_space ? ctx->inputs[0]->data : ctx->outputs[0].data;

@@ -30,7 +30,7 @@ static tfpi_code fake_quant_prepare(tp_op_ctx *ctx)
     for (int i = 1; code == TFPI_OK && i < ctx->num_inputs; i++)
         if (ctx->inputs[i]->dtype != TFPI_FLOAT || tp_num_elements(ctx->inputs[i]) != 1)
             code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "min and max must be float scalars");
-    int64_t bits = tp_attr_int(ctx, "num_bits", 8);
+    int64_t bits = tp_attr_int(ctx->def, "num_bits", 8);
     if (code == TFPI_OK && (bits < 2 || bits > 16))
         code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "num_bits %lld is outside 2..16", (long long)bits);
     if (code == TFPI_OK && !vars && ctx->num_inputs != 1)
@@ -45,12 +45,12 @@ static tfpi_code fake_quant_prepare(tp_op_ctx *ctx)
 static tfpi_code fake_quant_run(tp_op_ctx *ctx)
 {
     bool vars = ctx->num_inputs == 3;
-    float min = vars ? *(const float *)ctx->inputs[1]->data : tp_attr_float(ctx, "min", -6.0f);
-    float max = vars ? *(const float *)ctx->inputs[2]->data : tp_attr_float(ctx, "max", 6.0f);
+    float min = vars ? *(const float *)ctx->inputs[1]->data : tp_attr_float(ctx->def, "min", -6.0f);
+    float max = vars ? *(const float *)ctx->inputs[2]->data : tp_attr_float(ctx->def, "max", 6.0f);
     if (!(min <= 0.0f && max >= 0.0f && min < max))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "range [%g, %g] must contain 0 and be non-empty", (double)min,
                        (double)max);
-    nudged_range r = nudge(min, max, (int)tp_attr_int(ctx, "num_bits", 8), tp_attr_bool(ctx, "narrow_range", false));
+    nudged_range r = nudge(min, max, (int)tp_attr_int(ctx->def, "num_bits", 8), tp_attr_bool(ctx->def, "narrow_range", false));
     float inverse_scale = 1.0f / r.scale;
     const float *x = ctx->inputs[0]->data;
     float *y = ctx->outputs[0].data;

@@ -26,7 +26,7 @@ static tfpi_code gather_prepare(tp_op_ctx *ctx)
     tfpi_code code = tp_expect_inputs(ctx, v2 ? 3 : 2, v2 ? 3 : 2);
     if (code != TFPI_OK)
         return code;
-    if (tp_attr_int(ctx, "batch_dims", 0) != 0)
+    if (tp_attr_int(ctx->def, "batch_dims", 0) != 0)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "batch_dims other than 0 is not supported");
     const tfpi_tensor *params = ctx->inputs[0], *indices = ctx->inputs[1];
     if (!is_index_type(indices->dtype))
@@ -81,7 +81,7 @@ static tfpi_code gather_run(tp_op_ctx *ctx)
 /* Where the depth dimension goes in the output: axis -1 means last. */
 static int one_hot_axis(const tp_op_ctx *ctx)
 {
-    int64_t axis = tp_attr_int(ctx, "axis", -1);
+    int64_t axis = tp_attr_int(ctx->def, "axis", -1);
     return (int)(axis == -1 ? ctx->inputs[0]->ndims : axis);
 }
 
@@ -94,7 +94,7 @@ static tfpi_code one_hot_prepare(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *indices = ctx->inputs[0], *on = ctx->inputs[2], *off = ctx->inputs[3];
-    int64_t axis = tp_attr_int(ctx, "axis", -1);
+    int64_t axis = tp_attr_int(ctx->def, "axis", -1);
     if (!is_index_type(indices->dtype) && indices->dtype != TFPI_UINT8)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices must be uint8, int32 or int64, not %s",
                        tfpi_dtype_name(indices->dtype));

@@ -33,10 +33,10 @@ static tfpi_code lrn_prepare(tp_op_ctx *ctx)
     *p = (lrn_params){
         .channels = in->dims[3],
         .pixels = in->dims[3] ? tp_num_elements(in) / in->dims[3] : 0,
-        .radius = tp_attr_int(ctx, "depth_radius", 5),
-        .bias = tp_attr_float(ctx, "bias", 1.0f),
-        .alpha = tp_attr_float(ctx, "alpha", 1.0f),
-        .beta = tp_attr_float(ctx, "beta", 0.5f),
+        .radius = tp_attr_int(ctx->def, "depth_radius", 5),
+        .bias = tp_attr_float(ctx->def, "bias", 1.0f),
+        .alpha = tp_attr_float(ctx->def, "alpha", 1.0f),
+        .beta = tp_attr_float(ctx->def, "beta", 0.5f),
     };
     if (p->radius < 0 || p->radius > INT32_MAX)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "depth_radius must be in 0..%d, got %lld", INT32_MAX,

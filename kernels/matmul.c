@@ -111,8 +111,8 @@ static tfpi_code prepare_matmul(tp_op_ctx *ctx, batch_rule rule, const char *tra
         return code;
     const tfpi_tensor *a = ctx->inputs[0], *b = ctx->inputs[1];
     const int64_t *a_mat = a->dims + a->ndims - 2, *b_mat = b->dims + b->ndims - 2;
-    const bool transpose_a = tp_attr_bool(ctx, transpose_a_attr, false);
-    const bool transpose_b = tp_attr_bool(ctx, transpose_b_attr, false);
+    const bool transpose_a = tp_attr_bool(ctx->def, transpose_a_attr, false);
+    const bool transpose_b = tp_attr_bool(ctx->def, transpose_b_attr, false);
     const tp_matmul_params params = {
         .m = transpose_a ? a_mat[1] : a_mat[0],
         .k = transpose_a ? a_mat[0] : a_mat[1],

@@ -135,10 +135,10 @@ static tfpi_code check_inputs(tp_op_ctx *ctx)
 
 static tfpi_code read_attrs(tp_op_ctx *ctx, mfcc_state *s)
 {
-    s->upper_limit = tp_attr_float(ctx, "upper_frequency_limit", 4000.0f);
-    s->lower_limit = tp_attr_float(ctx, "lower_frequency_limit", 20.0f);
-    s->channels = tp_attr_int(ctx, "filterbank_channel_count", 40);
-    s->coefficients = tp_attr_int(ctx, "dct_coefficient_count", 13);
+    s->upper_limit = tp_attr_float(ctx->def, "upper_frequency_limit", 4000.0f);
+    s->lower_limit = tp_attr_float(ctx->def, "lower_frequency_limit", 20.0f);
+    s->channels = tp_attr_int(ctx->def, "filterbank_channel_count", 40);
+    s->coefficients = tp_attr_int(ctx->def, "dct_coefficient_count", 13);
     if (s->channels < 1 || s->channels > (1 << 16))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "filterbank_channel_count must be in 1..65536, got %lld",
                        (long long)s->channels);

@@ -30,7 +30,7 @@ static tfpi_code read_mode(tp_op_ctx *ctx, pad_mode *mode)
         *mode = PAD_CONSTANT;
         return TFPI_OK;
     }
-    tp_attr_string(ctx, "mode", name, sizeof name, "");
+    tp_attr_string(ctx->def, "mode", name, sizeof name, "");
     if (strcmp(name, "REFLECT") == 0)
         *mode = PAD_REFLECT;
     else if (strcmp(name, "SYMMETRIC") == 0)

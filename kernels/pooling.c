@@ -24,8 +24,8 @@ static tfpi_code prepare_pool_from_attrs(tp_op_ctx *ctx, bool explicit_allowed)
     tfpi_code code = tp_expect_inputs(ctx, 1, 1);
     if (code != TFPI_OK)
         return code;
-    int ksize_count = tp_attr_int_list(ctx, "ksize", ksize, 4);
-    int strides_count = tp_attr_int_list(ctx, "strides", strides, 4);
+    int ksize_count = tp_attr_int_list(ctx->def, "ksize", ksize, 4);
+    int strides_count = tp_attr_int_list(ctx->def, "strides", strides, 4);
     return prepare_pool(ctx, ksize, ksize_count, strides, strides_count, explicit_allowed);
 }
 

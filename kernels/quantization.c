@@ -54,7 +54,7 @@ static dequantize_mode parse_mode(const tp_op_ctx *ctx)
 {
     static const char *const names[] = {"MIN_COMBINED", "MIN_FIRST", "SCALED"};
     char buf[32];
-    const char *mode = tp_attr_string(ctx, "mode", buf, sizeof buf, "MIN_COMBINED");
+    const char *mode = tp_attr_string(ctx->def, "mode", buf, sizeof buf, "MIN_COMBINED");
     for (int m = 0; m < UNKNOWN_MODE; m++)
         if (strcmp(mode, names[m]) == 0)
             return (dequantize_mode)m;
@@ -87,9 +87,9 @@ static tfpi_code dequantize_prepare(tp_op_ctx *ctx)
                        tfpi_dtype_name(in->dtype));
     if (parse_mode(ctx) == UNKNOWN_MODE)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "mode must be MIN_COMBINED, MIN_FIRST or SCALED");
-    if (tp_attr_int(ctx, "axis", -1) != -1)
+    if (tp_attr_int(ctx->def, "axis", -1) != -1)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "per-channel ranges (axis attr) are not supported");
-    if (tp_attr_type(ctx, "dtype", TFPI_FLOAT) != TFPI_FLOAT)
+    if (tp_attr_type(ctx->def, "dtype", TFPI_FLOAT) != TFPI_FLOAT)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "only float32 output is supported");
     tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, in->ndims, in->dims);
     return TFPI_OK;
@@ -122,7 +122,7 @@ static tfpi_code dequantize_run(tp_op_ctx *ctx)
         break;
     }
     case SCALED: {
-        const bool narrow_range = tp_attr_bool(ctx, "narrow_range", false);
+        const bool narrow_range = tp_attr_bool(ctx->def, "narrow_range", false);
         const float scale = type->lowest == 0 ? max / type->highest
                                               : fmaxf(min / (type->lowest + (narrow_range ? 1.0f : 0.0f)),
                                                       max / type->highest);

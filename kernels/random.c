@@ -41,7 +41,7 @@ static tfpi_code random_uniform_prepare(tp_op_ctx *ctx)
         code = tp_read_index_values(ctx, 0, "shape", dims, TFPI_MAX_DIMS, &ndims);
     if (code != TFPI_OK)
         return code;
-    tfpi_dtype type = tp_attr_type(ctx, "dtype", TFPI_FLOAT);
+    tfpi_dtype type = tp_attr_type(ctx->def, "dtype", TFPI_FLOAT);
     if (type != TFPI_FLOAT && type != TFPI_DOUBLE)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "dtype must be float or double, not %s",
                        tfpi_dtype_name(type));
@@ -51,7 +51,7 @@ static tfpi_code random_uniform_prepare(tp_op_ctx *ctx)
     uint64_t *state = malloc(sizeof *state);
     if (!(ctx->state = state))
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    uint64_t seed = (uint64_t)tp_attr_int(ctx, "seed", 0), seed2 = (uint64_t)tp_attr_int(ctx, "seed2", 0);
+    uint64_t seed = (uint64_t)tp_attr_int(ctx->def, "seed", 0), seed2 = (uint64_t)tp_attr_int(ctx->def, "seed2", 0);
     if (seed == 0 && seed2 == 0) {
         *state = name_hash(ctx->def->name);
     } else {

@@ -177,7 +177,7 @@ static tfpi_code reduce_prepare(tp_op_ctx *ctx)
     state->mean = strcmp(ctx->def->op, "Mean") == 0;
     merge_groups(state, in, reduced);
 
-    bool keep_dims = tp_attr_bool(ctx, "keep_dims", false);
+    bool keep_dims = tp_attr_bool(ctx->def, "keep_dims", false);
     int ndims = 0;
     int64_t dims[TFPI_MAX_DIMS];
     for (int d = 0; d < in->ndims; d++)
@@ -355,7 +355,7 @@ static tfpi_code arg_prepare(tp_op_ctx *ctx)
             kernel = &arg_kernels[i];
     if (!kernel)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "no kernel for %s input", tfpi_dtype_name(in->dtype));
-    tfpi_dtype out_dtype = tp_attr_type(ctx, "output_type", TFPI_INT64);
+    tfpi_dtype out_dtype = tp_attr_type(ctx->def, "output_type", TFPI_INT64);
     if (out_dtype != TFPI_INT64 && out_dtype != TFPI_INT32)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output_type must be int32 or int64, not %s",
                        tfpi_dtype_name(out_dtype));

@@ -31,7 +31,7 @@ static tfpi_code resize_prepare(tp_op_ctx *ctx)
                        tp_shape_string(in, shape, sizeof shape));
     if (count != 2 || size[0] < 1 || size[1] < 1 || size[0] > INT_MAX || size[1] > INT_MAX)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "size must be two positive values (height, width)");
-    if (tp_attr_bool(ctx, "align_corners", false) && tp_attr_bool(ctx, "half_pixel_centers", false))
+    if (tp_attr_bool(ctx->def, "align_corners", false) && tp_attr_bool(ctx->def, "half_pixel_centers", false))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "half_pixel_centers and align_corners cannot both be true");
     const int64_t dims[4] = {in->dims[0], size[0], size[1], in->dims[3]};
@@ -42,8 +42,8 @@ static tfpi_code resize_prepare(tp_op_ctx *ctx)
 static tfpi_code resize_run(tp_op_ctx *ctx)
 {
     const tfpi_tensor *in = ctx->inputs[0], *out = &ctx->outputs[0];
-    bool align_corners = tp_attr_bool(ctx, "align_corners", false);
-    bool half_pixel_centers = tp_attr_bool(ctx, "half_pixel_centers", false);
+    bool align_corners = tp_attr_bool(ctx->def, "align_corners", false);
+    bool half_pixel_centers = tp_attr_bool(ctx->def, "half_pixel_centers", false);
     int batch = (int)in->dims[0], in_h = (int)in->dims[1], in_w = (int)in->dims[2];
     int channels = (int)in->dims[3], out_h = (int)out->dims[1], out_w = (int)out->dims[2];
     if (!is_bilinear(ctx))

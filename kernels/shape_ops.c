@@ -29,7 +29,7 @@ static tfpi_code size_prepare(tp_op_ctx *ctx)
     tfpi_code code = tp_expect_inputs(ctx, 1, 1);
     if (code != TFPI_OK)
         return code;
-    return set_known_scalar(ctx, tp_attr_type(ctx, "out_type", TFPI_INT32), tp_num_elements(ctx->inputs[0]));
+    return set_known_scalar(ctx, tp_attr_type(ctx->def, "out_type", TFPI_INT32), tp_num_elements(ctx->inputs[0]));
 }
 
 static tfpi_code rank_prepare(tp_op_ctx *ctx)

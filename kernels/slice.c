@@ -93,11 +93,11 @@ static tfpi_code read_sparse_spec(tp_op_ctx *ctx, sparse_spec *s)
                        "begin, end and strides must have the same length, have %d, %d and %d", s->dims,
                        num_end, num_strides);
     uint64_t valid = (UINT64_C(1) << s->dims) - 1;
-    s->begin_mask = (uint64_t)tp_attr_int(ctx, "begin_mask", 0) & valid;
-    s->end_mask = (uint64_t)tp_attr_int(ctx, "end_mask", 0) & valid;
-    s->ellipsis_mask = (uint64_t)tp_attr_int(ctx, "ellipsis_mask", 0) & valid;
-    s->new_axis_mask = (uint64_t)tp_attr_int(ctx, "new_axis_mask", 0) & valid;
-    s->shrink_axis_mask = (uint64_t)tp_attr_int(ctx, "shrink_axis_mask", 0) & valid;
+    s->begin_mask = (uint64_t)tp_attr_int(ctx->def, "begin_mask", 0) & valid;
+    s->end_mask = (uint64_t)tp_attr_int(ctx->def, "end_mask", 0) & valid;
+    s->ellipsis_mask = (uint64_t)tp_attr_int(ctx->def, "ellipsis_mask", 0) & valid;
+    s->new_axis_mask = (uint64_t)tp_attr_int(ctx->def, "new_axis_mask", 0) & valid;
+    s->shrink_axis_mask = (uint64_t)tp_attr_int(ctx->def, "shrink_axis_mask", 0) & valid;
     if (s->ellipsis_mask & (s->ellipsis_mask - 1))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "multiple ellipses in the slice spec are not allowed");
     if (!s->ellipsis_mask) /* an implicit ellipsis at the end covers the rest */

@@ -46,7 +46,7 @@ static tfpi_code spectrogram_prepare(tp_op_ctx *ctx)
     if (in->ndims != 2)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input must be 2-D [samples, channels], got shape %s",
                        tp_shape_string(in, shape, sizeof shape));
-    const int64_t window_size = tp_attr_int(ctx, "window_size", 0), stride = tp_attr_int(ctx, "stride", 0);
+    const int64_t window_size = tp_attr_int(ctx->def, "window_size", 0), stride = tp_attr_int(ctx->def, "stride", 0);
     if (window_size < 2 || window_size > MAX_WINDOW_SIZE)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "window_size must be in 2..%lld, got %lld",
                        (long long)MAX_WINDOW_SIZE, (long long)window_size);
@@ -60,7 +60,7 @@ static tfpi_code spectrogram_prepare(tp_op_ctx *ctx)
     s->window_size = window_size;
     s->stride = stride;
     s->fft_length = tp_next_power_of_two(window_size);
-    s->magnitude_squared = tp_attr_bool(ctx, "magnitude_squared", false);
+    s->magnitude_squared = tp_attr_bool(ctx->def, "magnitude_squared", false);
     s->fft = tp_fft_new(s->fft_length);
     s->window = malloc((size_t)window_size * sizeof *s->window);
     s->re = malloc((size_t)s->fft_length * sizeof *s->re);

@@ -54,7 +54,7 @@ static void set_piece_shapes(tp_op_ctx *ctx, const split_state *s, bool drop_axi
 static tfpi_code split_prepare(tp_op_ctx *ctx)
 {
     tfpi_code code = tp_expect_inputs(ctx, 2, 2);
-    int64_t axis_value, num_split = tp_attr_int(ctx, "num_split", 1);
+    int64_t axis_value, num_split = tp_attr_int(ctx->def, "num_split", 1);
     int axis;
     split_state *s;
     if (code == TFPI_OK)
@@ -131,13 +131,13 @@ static tfpi_code unpack_prepare(tp_op_ctx *ctx)
     int axis;
     split_state *s;
     if (code == TFPI_OK)
-        code = tp_resolve_axis(ctx, tp_attr_int(ctx, "axis", 0), ctx->inputs[0]->ndims, "axis", &axis);
+        code = tp_resolve_axis(ctx, tp_attr_int(ctx->def, "axis", 0), ctx->inputs[0]->ndims, "axis", &axis);
     if (code != TFPI_OK)
         return code;
     int64_t dim = ctx->inputs[0]->dims[axis];
-    if (tp_attr_int(ctx, "num", dim) != dim)
+    if (tp_attr_int(ctx->def, "num", dim) != dim)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "num is %lld, but dimension %d has size %lld",
-                       (long long)tp_attr_int(ctx, "num", dim), axis, (long long)dim);
+                       (long long)tp_attr_int(ctx->def, "num", dim), axis, (long long)dim);
     if ((code = new_state(ctx, axis, dim, &s)) != TFPI_OK)
         return code;
     for (int k = 0; k < s->num_pieces; k++)

@@ -62,6 +62,14 @@ typedef struct tfpi_session tfpi_session;
 
 /* ---- status ------------------------------------------------------------ */
 void tfpi_status_clear(tfpi_status *status);
+/* Sets status (which may be NULL) to code and a printf-style one-line
+ * message, and returns code: `return tfpi_status_set(status, ...)`. Programs
+ * built on tfpi report their own errors with it the library's way. */
+tfpi_code tfpi_status_set(tfpi_status *status, tfpi_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 const char *tfpi_dtype_name(tfpi_dtype dtype);
 size_t tfpi_dtype_size(tfpi_dtype dtype); /* 0 for types tfpi cannot hold */
 

@@ -57,7 +57,7 @@ static const char *unique_region_name(region_names *used, const char *node_name)
 static tfpi_code convert_const(Tfpi__NodeDef *node, int min_bytes, region_names *used, mm_writer *out,
                                const char *source, size_t *converted_bytes, tfpi_status *status)
 {
-    const Tfpi__AttrValue *value = gd_attr(node, "value");
+    const Tfpi__AttrValue *value = tp_attr(node, "value");
     if (!value || value->value_case != TFPI__ATTR_VALUE__VALUE_TENSOR)
         return TFPI_OK;
     tfpi_tensor t = {0};

@@ -46,12 +46,12 @@ static const char *human_readable(int64_t value, char *buf, size_t size)
     return buf;
 }
 
-static int node_dtype(const Tfpi__NodeDef *node) { return gd_attr_type(node, "dtype", 0); }
+static int node_dtype(const Tfpi__NodeDef *node) { return tp_attr_type(node, "dtype", 0); }
 
 /* The node's shape attr, or NULL when it has none. */
 static const Tfpi__TensorShapeProto *node_shape(const Tfpi__NodeDef *node)
 {
-    const Tfpi__AttrValue *a = gd_attr(node, "shape");
+    const Tfpi__AttrValue *a = tp_attr(node, "shape");
     return a && a->value_case == TFPI__ATTR_VALUE__VALUE_SHAPE ? a->shape : NULL;
 }
 
@@ -79,7 +79,7 @@ static void print_found(const char *what, const char *none, const node_list *lis
 /* Elements in a Const's value (or an ImmutableConst's shape), -1 if unknown. */
 static int64_t parameter_count(const Tfpi__NodeDef *node)
 {
-    const Tfpi__AttrValue *value = gd_attr(node, "value");
+    const Tfpi__AttrValue *value = tp_attr(node, "value");
     if (value && value->value_case == TFPI__ATTR_VALUE__VALUE_TENSOR)
         return gd_shape_elements(value->tensor->tensor_shape);
     const Tfpi__TensorShapeProto *shape = op_is(node, "ImmutableConst") ? node_shape(node) : NULL;
@@ -184,7 +184,7 @@ static void print_benchmark_usage(const char *argv0, const char *graph_path, con
 /* A Const's value: the type, shape and first values. */
 static void print_value(const Tfpi__NodeDef *node)
 {
-    const Tfpi__AttrValue *a = gd_attr(node, "value");
+    const Tfpi__AttrValue *a = tp_attr(node, "value");
     if (!a || a->value_case != TFPI__ATTR_VALUE__VALUE_TENSOR)
         return;
     tfpi_tensor t = {0};

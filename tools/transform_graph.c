@@ -13,7 +13,7 @@
 
 #include "flags.h"
 #include "graphdef_io.h"
-#include "core/status.h"
+#include "tfpi.h"
 #include "transforms/transform.h"
 #include "xalloc.h"
 
@@ -67,7 +67,7 @@ static tfpi_code check_calls(const transform_list *list, tfpi_status *status)
         for (int p = 0; p < call->num_params; p++) {
             const char *name = call->params[p].name;
             if (!takes_param(def->params, name) && strcmp(name, "ignore_errors") != 0)
-                return tp_error(status, TFPI_INVALID_ARGUMENT,
+                return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                                 "--transforms: %s has no parameter '%s' (it takes: %s%signore_errors)",
                                 call->name, name, def->params, *def->params ? " " : "");
         }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 
 bool capture_source_parse(const char *name, capture_source *out)
 {
@@ -31,7 +31,7 @@ static capture *open_libcamera(const capture_options *options, tfpi_status *stat
     return capture_open_libcamera(options, status);
 #else
     (void)options;
-    tp_error(status, TFPI_NOT_FOUND,
+    tfpi_status_set(status, TFPI_NOT_FOUND,
              "libcamera: not in this build (install libcamera-dev and rebuild)");
     return NULL;
 #endif
@@ -50,7 +50,7 @@ static capture *open_auto(const capture_options *options, tfpi_status *status)
     if (!c && status->code == TFPI_NOT_FOUND) {
         char v4l2_said[sizeof status->message];
         snprintf(v4l2_said, sizeof v4l2_said, "%s", status->message);
-        tp_error(status, TFPI_NOT_FOUND, "no camera found: %s; %s", libcamera_said, v4l2_said);
+        tfpi_status_set(status, TFPI_NOT_FOUND, "no camera found: %s; %s", libcamera_said, v4l2_said);
     }
     return c;
 }

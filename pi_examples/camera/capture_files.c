@@ -12,7 +12,7 @@
 #include "file_util.h"
 #include "pixel_formats.h"
 #include "ppm.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 typedef struct files_capture {
     capture base;
@@ -104,7 +104,7 @@ capture *capture_open_files(const capture_options *options, tfpi_status *status)
     char *pattern = is_dir ? directory_pattern(from) : strdup(from);
     files_capture *files = calloc(1, sizeof *files);
     if (!pattern || !files) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "--frames_from=%s: out of memory", from);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "--frames_from=%s: out of memory", from);
         free(pattern);
         free(files);
         return NULL;
@@ -113,7 +113,7 @@ capture *capture_open_files(const capture_options *options, tfpi_status *status)
     free(pattern);
     files->images_only = is_dir;
     if (rc != 0 || next_frame_index(files, 0) == files->paths.gl_pathc) {
-        tp_error(status, rc == GLOB_NOSPACE ? TFPI_OUT_OF_MEMORY : TFPI_NOT_FOUND,
+        tfpi_status_set(status, rc == GLOB_NOSPACE ? TFPI_OUT_OF_MEMORY : TFPI_NOT_FOUND,
                  "--frames_from=%s: no frames found (%s)", from,
                  is_dir ? "the directory holds no .jpg, .jpeg, .png or .ppm files"
                         : "no such directory, and no file matches");

@@ -22,7 +22,7 @@
 
 #include "capture.h"
 #include "pixel_formats.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 namespace {
 
@@ -91,9 +91,9 @@ bool LibcameraCapture::fail(tfpi_status *status, tfpi_code code, const char *wha
 {
     const char *name = camera_ ? name_.c_str() : "libcamera";
     if (error)
-        tp_error(status, code, "%s: %s: %s", name, what, strerror(-error));
+        tfpi_status_set(status, code, "%s: %s: %s", name, what, strerror(-error));
     else
-        tp_error(status, code, "%s: %s", name, what);
+        tfpi_status_set(status, code, "%s: %s", name, what);
     return false;
 }
 
@@ -216,7 +216,7 @@ Request *LibcameraCapture::waitForNewest(capture_result *result, tfpi_status *st
                 return nullptr;
             }
             if (waited_ms >= CAPTURE_FRAME_TIMEOUT_MS) {
-                tp_error(status, TFPI_IO_ERROR, "%s: no frame for %d s", name_.c_str(),
+                tfpi_status_set(status, TFPI_IO_ERROR, "%s: no frame for %d s", name_.c_str(),
                          CAPTURE_FRAME_TIMEOUT_MS / 1000);
                 *result = CAPTURE_ERROR;
                 return nullptr;
@@ -236,7 +236,7 @@ bool LibcameraCapture::convert(const Request *request, tfpi_image *frame, tfpi_s
 {
     const FrameBuffer *buffer = request->buffers().begin()->second;
     if (buffer->metadata().status != FrameMetadata::FrameSuccess) {
-        tp_error(status, TFPI_IO_ERROR, "%s: the camera delivered damaged frames", name_.c_str());
+        tfpi_status_set(status, TFPI_IO_ERROR, "%s: the camera delivered damaged frames", name_.c_str());
         return false;
     }
     camera_buffer b = layout_;
@@ -302,7 +302,7 @@ extern "C" capture *capture_open_libcamera(const capture_options *options, tfpi_
         if (handle->impl->open(status))
             return &handle->base;
     } catch (const std::exception &e) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "libcamera: %s", e.what());
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "libcamera: %s", e.what());
     }
     if (handle)
         handle_close(&handle->base);

@@ -18,7 +18,7 @@
 #include "capture.h"
 #include "pixel_formats.h"
 #include "ppm.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 /* Reads PPM frames from a file descriptor, waiting in short slices so that
  * a stop request (flag or a readable wake_fd) ends a wait promptly. */
@@ -55,7 +55,7 @@ static capture_result wait_readable(frame_reader *r, tfpi_status *status)
         struct pollfd fds[2] = {{.fd = r->fd, .events = POLLIN}, {.fd = r->wake_fd, .events = POLLIN}};
         int n = poll(fds, r->wake_fd >= 0 ? 2 : 1, CAPTURE_WAIT_SLICE_MS);
         if (n < 0 && errno != EINTR) {
-            tp_error(status, TFPI_IO_ERROR, "stdin: cannot wait for frames: %s", strerror(errno));
+            tfpi_status_set(status, TFPI_IO_ERROR, "stdin: cannot wait for frames: %s", strerror(errno));
             return CAPTURE_ERROR;
         }
         if (n > 0 && r->wake_fd >= 0 && fds[1].revents)
@@ -79,7 +79,7 @@ static capture_result read_some(frame_reader *r, uint8_t *into, size_t size, siz
             return CAPTURE_FRAME;
         }
         if (errno != EINTR && errno != EAGAIN) {
-            tp_error(status, TFPI_IO_ERROR, "stdin: read failed: %s", strerror(errno));
+            tfpi_status_set(status, TFPI_IO_ERROR, "stdin: read failed: %s", strerror(errno));
             return CAPTURE_ERROR;
         }
     }
@@ -87,7 +87,7 @@ static capture_result read_some(frame_reader *r, uint8_t *into, size_t size, siz
 
 static capture_result truncated(const frame_reader *r, tfpi_status *status)
 {
-    tp_error(status, TFPI_IO_ERROR, "stdin: frame %ld is truncated (the stream ended inside it)",
+    tfpi_status_set(status, TFPI_IO_ERROR, "stdin: frame %ld is truncated (the stream ended inside it)",
              r->frames + 1);
     return CAPTURE_ERROR;
 }
@@ -114,7 +114,7 @@ static capture_result read_header(frame_reader *r, ppm_header *header, tfpi_stat
         if (got == 0 && r->used > 0)
             return truncated(r, status);
         if (got == 0 && r->frames == 0) {
-            tp_error(status, TFPI_INVALID_ARGUMENT,
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                      "stdin: no frames (expected binary PPM (P6) frames, or give --frames_from)");
             return CAPTURE_ERROR;
         }
@@ -264,7 +264,7 @@ static bool start_reader_thread(stdin_capture *s, tfpi_status *status)
         }
     }
     if (!ok)
-        tp_error(status, TFPI_INTERNAL, "stdin: cannot start the frame reader: %s",
+        tfpi_status_set(status, TFPI_INTERNAL, "stdin: cannot start the frame reader: %s",
                  strerror(errno));
     return ok;
 }
@@ -273,18 +273,18 @@ capture *capture_open_stdin(const capture_options *options, tfpi_status *status)
 {
     struct stat info;
     if (isatty(STDIN_FILENO)) {
-        tp_error(status, TFPI_INVALID_ARGUMENT,
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                  "--source=files: stdin is a terminal: give --frames_from=DIR|GLOB or pipe "
                  "binary PPM frames in");
         return NULL;
     }
     if (fstat(STDIN_FILENO, &info) != 0) {
-        tp_error(status, TFPI_IO_ERROR, "stdin: %s", strerror(errno));
+        tfpi_status_set(status, TFPI_IO_ERROR, "stdin: %s", strerror(errno));
         return NULL;
     }
     stdin_capture *s = calloc(1, sizeof *s);
     if (!s) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "stdin: out of memory");
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "stdin: out of memory");
         return NULL;
     }
     s->base = (capture){stdin_next, stdin_close};

@@ -16,7 +16,7 @@
 
 #include "capture.h"
 #include "pixel_formats.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 enum { V4L2_BUFFER_COUNT = 4 };
 
@@ -61,17 +61,17 @@ static int xioctl(int fd, unsigned long request, void *arg)
 static void ioctl_error(const v4l2_capture *v, const char *what, tfpi_status *status)
 {
     if (errno == EBUSY)
-        tp_error(status, TFPI_IO_ERROR,
+        tfpi_status_set(status, TFPI_IO_ERROR,
                  "%s: busy: another program is using the camera (see `fuser %s`)", v->device,
                  v->device);
     else if (errno == ENODEV)
-        tp_error(status, TFPI_IO_ERROR, "%s: the camera was disconnected", v->device);
+        tfpi_status_set(status, TFPI_IO_ERROR, "%s: the camera was disconnected", v->device);
     else if (errno == ENOSPC)
-        tp_error(status, TFPI_IO_ERROR,
+        tfpi_status_set(status, TFPI_IO_ERROR,
                  "%s: not enough USB bandwidth: try a smaller --video_width/--video_height "
                  "or another USB port", v->device);
     else
-        tp_error(status, TFPI_IO_ERROR, "%s: %s failed: %s", v->device, what, strerror(errno));
+        tfpi_status_set(status, TFPI_IO_ERROR, "%s: %s failed: %s", v->device, what, strerror(errno));
 }
 
 static bool open_device(v4l2_capture *v, tfpi_status *status)
@@ -80,11 +80,11 @@ static bool open_device(v4l2_capture *v, tfpi_status *status)
     if (v->fd >= 0)
         return true;
     if (errno == ENOENT || errno == ENXIO)
-        tp_error(status, TFPI_NOT_FOUND,
+        tfpi_status_set(status, TFPI_NOT_FOUND,
                  "%s: no such device (no camera connected? `ls /dev/video*` lists them)",
                  v->device);
     else if (errno == EACCES)
-        tp_error(status, TFPI_IO_ERROR,
+        tfpi_status_set(status, TFPI_IO_ERROR,
                  "%s: permission denied (add yourself to the 'video' group)", v->device);
     else
         ioctl_error(v, "open", status);
@@ -96,13 +96,13 @@ static bool check_capabilities(v4l2_capture *v, tfpi_status *status)
     struct v4l2_capability cap;
     memset(&cap, 0, sizeof cap);
     if (xioctl(v->fd, VIDIOC_QUERYCAP, &cap) != 0) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: not a V4L2 video device (%s)", v->device,
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a V4L2 video device (%s)", v->device,
                  strerror(errno));
         return false;
     }
     uint32_t caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
     if (!(caps & V4L2_CAP_VIDEO_CAPTURE) || !(caps & V4L2_CAP_STREAMING)) {
-        tp_error(status, TFPI_INVALID_ARGUMENT,
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                  "%s: '%.32s' (%.16s) is not a streaming video capture device", v->device,
                  (const char *)cap.card, (const char *)cap.driver);
         return false;
@@ -134,7 +134,7 @@ static bool choose_format(v4l2_capture *v, int *best, tfpi_status *status)
     }
     if (*best < NUM_SUPPORTED)
         return true;
-    tp_error(status, TFPI_UNIMPLEMENTED,
+    tfpi_status_set(status, TFPI_UNIMPLEMENTED,
              "%s: offers none of RGB3, BGR3, YUYV, UYVY, MJPG, JPEG (it has: %s); a Raspberry "
              "Pi camera module needs --source=libcamera", v->device,
              *offered ? offered : "no formats");
@@ -158,7 +158,7 @@ static bool set_format(v4l2_capture *v, const capture_options *o, tfpi_status *s
         return false;
     }
     if (fmt.fmt.pix.pixelformat != supported_formats[best].fourcc) {
-        tp_error(status, TFPI_UNIMPLEMENTED, "%s: the driver would not deliver %s frames",
+        tfpi_status_set(status, TFPI_UNIMPLEMENTED, "%s: the driver would not deliver %s frames",
                  v->device, pixel_format_name(supported_formats[best].format));
         return false;
     }
@@ -194,14 +194,14 @@ static bool map_buffers(v4l2_capture *v, tfpi_status *status)
         }
         void *start = mmap(NULL, buf.length, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, buf.m.offset);
         if (start == MAP_FAILED) {
-            tp_error(status, TFPI_IO_ERROR, "%s: cannot map frame buffer %u: %s", v->device, i,
+            tfpi_status_set(status, TFPI_IO_ERROR, "%s: cannot map frame buffer %u: %s", v->device, i,
                      strerror(errno));
             return false;
         }
         v->buffers[v->num_buffers++] = (mapped_buffer){start, buf.length};
     }
     if (v->num_buffers < 2) {
-        tp_error(status, TFPI_IO_ERROR, "%s: the driver gave %u frame buffers, 2 are needed",
+        tfpi_status_set(status, TFPI_IO_ERROR, "%s: the driver gave %u frame buffers, 2 are needed",
                  v->device, v->num_buffers);
         return false;
     }
@@ -252,7 +252,7 @@ static bool dequeue_newest(v4l2_capture *v, struct v4l2_buffer *newest, tfpi_sta
             return false;
         }
         if (buf.index >= v->num_buffers) {
-            tp_error(status, TFPI_INTERNAL, "%s: the driver returned unknown buffer %u",
+            tfpi_status_set(status, TFPI_INTERNAL, "%s: the driver returned unknown buffer %u",
                      v->device, buf.index);
             return false;
         }
@@ -275,7 +275,7 @@ static frame_outcome convert_and_requeue(v4l2_capture *v, const struct v4l2_buff
     b.size = buf->bytesused;
     bool flagged = buf->flags & V4L2_BUF_FLAG_ERROR;
     if (flagged)
-        tp_error(status, TFPI_IO_ERROR, "%s: the driver flagged frames as corrupt", v->device);
+        tfpi_status_set(status, TFPI_IO_ERROR, "%s: the driver flagged frames as corrupt", v->device);
     bool good = !flagged && camera_buffer_to_rgb(&b, v->device, frame, status) == TFPI_OK;
     if (!queue_buffer(v, buf->index, status))
         return FRAME_FAILED;
@@ -305,13 +305,13 @@ static capture_result v4l2_next(capture *self, tfpi_image *frame, tfpi_status *s
         struct timeval slice = {0, CAPTURE_WAIT_SLICE_MS * 1000};
         int n = select(v->fd + 1, &readable, NULL, NULL, &slice);
         if (n < 0 && errno != EINTR) {
-            tp_error(status, TFPI_IO_ERROR, "%s: select failed: %s", v->device, strerror(errno));
+            tfpi_status_set(status, TFPI_IO_ERROR, "%s: select failed: %s", v->device, strerror(errno));
             return CAPTURE_ERROR;
         }
         if (n == 0)
             waited_ms += CAPTURE_WAIT_SLICE_MS;
     }
-    tp_error(status, TFPI_IO_ERROR, "%s: no frame for %d s: the camera stopped delivering",
+    tfpi_status_set(status, TFPI_IO_ERROR, "%s: no frame for %d s: the camera stopped delivering",
              v->device, CAPTURE_FRAME_TIMEOUT_MS / 1000);
     return CAPTURE_ERROR;
 }
@@ -341,7 +341,7 @@ capture *capture_open_v4l2(const capture_options *options, tfpi_status *status)
 {
     v4l2_capture *v = calloc(1, sizeof *v);
     if (!v) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", options->device);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", options->device);
         return NULL;
     }
     v->base = (capture){v4l2_next, v4l2_close};

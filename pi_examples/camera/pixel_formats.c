@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 
 typedef enum layout_kind { PACKED_RGB, PACKED_YUV422, COMPRESSED } layout_kind;
 
@@ -40,11 +40,11 @@ tfpi_code rgb_image_reserve(tfpi_image *image, int width, int height, const char
     if (image->pixels && image->width == width && image->height == height)
         return TFPI_OK;
     if (width <= 0 || height <= 0 || width > 16384 || height > 16384)
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: unsupported frame size %dx%d",
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: unsupported frame size %dx%d",
                         name, width, height);
     uint8_t *pixels = realloc(image->pixels, (size_t)width * (size_t)height * 3);
     if (!pixels)
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for a %dx%d frame",
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for a %dx%d frame",
                         name, width, height);
     image->pixels = pixels;
     image->width = width;
@@ -110,7 +110,7 @@ tfpi_code camera_buffer_to_rgb(const camera_buffer *b, const char *name, tfpi_im
     size_t stride = b->stride ? b->stride : row_bytes;
     if (b->width <= 0 || b->height <= 0 || stride < row_bytes ||
         b->size < stride * (size_t)(b->height - 1) + row_bytes)
-        return tp_error(status, TFPI_IO_ERROR,
+        return tfpi_status_set(status, TFPI_IO_ERROR,
                         "%s: short %s frame: %zu bytes for %dx%d (stride %zu)", name, l->name,
                         b->size, b->width, b->height, stride);
     if (rgb_image_reserve(rgb, b->width, b->height, name, status) != TFPI_OK)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "pixel_formats.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 enum { PPM_MAX_SIDE = 16384 };
 
@@ -64,7 +64,7 @@ ppm_header_result ppm_parse_header(const uint8_t *data, size_t size, const char 
     if (size < 2)
         return PPM_HEADER_INCOMPLETE;
     if (!ppm_has_magic(data, size)) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: not a binary PPM frame (no 'P6')", name);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a binary PPM frame (no 'P6')", name);
         return PPM_HEADER_INVALID;
     }
     cursor c = {data, size > PPM_MAX_HEADER ? PPM_MAX_HEADER : size, 2};
@@ -74,14 +74,14 @@ ppm_header_result ppm_parse_header(const uint8_t *data, size_t size, const char 
         if (r == NUMBER_INCOMPLETE && size < PPM_MAX_HEADER)
             return PPM_HEADER_INCOMPLETE;
         if (r != NUMBER_OK || fields[i] == 0) {
-            tp_error(status, TFPI_INVALID_ARGUMENT,
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                      "%s: bad PPM header (width and height 1..%d, maxval 255)", name,
                      PPM_MAX_SIDE);
             return PPM_HEADER_INVALID;
         }
     }
     if (fields[2] != 255) {
-        tp_error(status, TFPI_UNIMPLEMENTED, "%s: PPM maxval %d: only 8-bit PPM (255) is read",
+        tfpi_status_set(status, TFPI_UNIMPLEMENTED, "%s: PPM maxval %d: only 8-bit PPM (255) is read",
                  name, fields[2]);
         return PPM_HEADER_INVALID;
     }
@@ -97,13 +97,13 @@ tfpi_code ppm_decode(const uint8_t *data, size_t size, const char *name, tfpi_im
     case PPM_HEADER_INVALID:
         return status->code;
     case PPM_HEADER_INCOMPLETE:
-        return tp_error(status, TFPI_IO_ERROR, "%s: truncated PPM header", name);
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: truncated PPM header", name);
     case PPM_HEADER_OK:
         break;
     }
     size_t pixel_bytes = (size_t)header.width * (size_t)header.height * 3;
     if (size - header.header_size < pixel_bytes)
-        return tp_error(status, TFPI_IO_ERROR, "%s: truncated PPM: %zu of %zu pixel bytes",
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: truncated PPM: %zu of %zu pixel bytes",
                         name, size - header.header_size, pixel_bytes);
     if (rgb_image_reserve(out, header.width, header.height, name, status) != TFPI_OK)
         return status->code;

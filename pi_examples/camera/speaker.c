@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 
 extern char **environ;
 
@@ -63,7 +63,7 @@ speaker *speaker_new(const char *command, tfpi_status *status)
 {
     char program[256];
     if (program_of(command, program, sizeof program) && !on_path(program)) {
-        tp_error(status, TFPI_NOT_FOUND,
+        tfpi_status_set(status, TFPI_NOT_FOUND,
                  "--speak_cmd='%s': '%s' is not installed or not on PATH (for flite: sudo apt "
                  "install flite)", command, program);
         return NULL;
@@ -75,7 +75,7 @@ speaker *speaker_new(const char *command, tfpi_status *status)
         s->script = malloc(script_size);
     }
     if (!s || !s->command || !s->script) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "--speak: out of memory");
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "--speak: out of memory");
         speaker_free(s, false);
         return NULL;
     }

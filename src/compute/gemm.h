@@ -1,4 +1,10 @@
-/* gemm.h - the fast float matrix product behind Conv2D and MatMul:
+/* src/compute/ - the numeric primitives kernels share: the GEMM and its
+ * SIMD micro-kernels (this file, gemm_kernel.h, simd.h), convolution
+ * lowering, window geometry and walks, fused epilogues, broadcasting,
+ * strided copies, the FFT, and the plain C references the tests compare
+ * with. Uses src/core/, src/graph/ and src/kernel/.
+ *
+ * gemm.h - the fast float matrix product behind Conv2D and MatMul:
  * C[m][n] = epilogue(sum over k of A[m][k] * B[k][n]), cache-blocked,
  * register-blocked by the micro-kernel of gemm_kernel.h and split over a
  * thread pool.

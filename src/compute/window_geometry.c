@@ -30,7 +30,7 @@ static tfpi_code expect_rank4(tp_op_ctx *ctx, int input, const char *what, const
 static tfpi_code expect_nhwc(tp_op_ctx *ctx)
 {
     char buf[32];
-    const char *format = tp_attr_string(ctx, "data_format", buf, sizeof buf, "NHWC");
+    const char *format = tp_attr_string(ctx->def, "data_format", buf, sizeof buf, "NHWC");
     if (strcmp(format, "NHWC") != 0)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED,
                        "data_format '%s' is not supported: tfpi runs NHWC graphs only", format);
@@ -64,7 +64,7 @@ static tfpi_code spatial_pair_attr(tp_op_ctx *ctx, const char *name, bool option
                                    int64_t *w)
 {
     int64_t v[4];
-    int count = tp_attr_int_list(ctx, name, v, 4);
+    int count = tp_attr_int_list(ctx->def, name, v, 4);
     if (count < 0 && optional) {
         *h = *w = 1;
         return TFPI_OK;
@@ -75,7 +75,7 @@ static tfpi_code spatial_pair_attr(tp_op_ctx *ctx, const char *name, bool option
 static tfpi_code read_explicit_paddings(tp_op_ctx *ctx, window_attrs *a)
 {
     int64_t pads[8];
-    int count = tp_attr_int_list(ctx, "explicit_paddings", pads, 8);
+    int count = tp_attr_int_list(ctx->def, "explicit_paddings", pads, 8);
     if (count != 8)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "padding EXPLICIT needs 8 explicit_paddings (before/after per NHWC dimension), has %d",
@@ -94,7 +94,7 @@ static tfpi_code read_explicit_paddings(tp_op_ctx *ctx, window_attrs *a)
 static tfpi_code read_padding(tp_op_ctx *ctx, bool explicit_allowed, window_attrs *a)
 {
     char buf[32];
-    const char *padding = tp_attr_string(ctx, "padding", buf, sizeof buf, NULL);
+    const char *padding = tp_attr_string(ctx->def, "padding", buf, sizeof buf, NULL);
     if (!padding)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "missing attr 'padding'");
     if (strcmp(padding, "SAME") == 0) {

@@ -1,10 +1,10 @@
 /* status.c - formatted error messages into a tfpi_status. */
-#include "core/status.h"
+#include "tfpi.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-tfpi_code tp_error(tfpi_status *status, tfpi_code code, const char *fmt, ...)
+tfpi_code tfpi_status_set(tfpi_status *status, tfpi_code code, const char *fmt, ...)
 {
     if (status) {
         va_list ap;

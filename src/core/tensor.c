@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 
 size_t tfpi_dtype_size(tfpi_dtype dtype)
 {
@@ -68,7 +68,7 @@ tfpi_code tp_tensor_alloc(tfpi_tensor *t, tfpi_status *status)
     size_t rounded = (bytes + 63) & ~(size_t)63;
     void *p = aligned_alloc(64, rounded ? rounded : 64);
     if (!p)
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory allocating %zu bytes", bytes);
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory allocating %zu bytes", bytes);
     memset(p, 0, rounded ? rounded : 64);
     tp_tensor_release(t);
     t->data = p;
@@ -110,11 +110,11 @@ bool tp_shape_fits(tfpi_dtype dtype, int ndims, const int64_t *dims)
 static bool shape_is_valid(tfpi_dtype dtype, const int64_t *dims, int ndims, tfpi_status *status)
 {
     if (ndims < 0 || ndims > TFPI_MAX_DIMS) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "tensor rank %d is outside 0..%d", ndims, TFPI_MAX_DIMS);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "tensor rank %d is outside 0..%d", ndims, TFPI_MAX_DIMS);
         return false;
     }
     if (!tp_shape_fits(dtype, ndims, dims)) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "tensor shape is negative or too large");
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "tensor shape is negative or too large");
         return false;
     }
     return true;
@@ -123,14 +123,14 @@ static bool shape_is_valid(tfpi_dtype dtype, const int64_t *dims, int ndims, tfp
 tfpi_tensor *tfpi_tensor_new(tfpi_dtype dtype, const int64_t *dims, int ndims, tfpi_status *status)
 {
     if (tfpi_dtype_size(dtype) == 0) {
-        tp_error(status, TFPI_UNIMPLEMENTED, "tensor type %d is not supported", (int)dtype);
+        tfpi_status_set(status, TFPI_UNIMPLEMENTED, "tensor type %d is not supported", (int)dtype);
         return NULL;
     }
     if (!shape_is_valid(dtype, dims, ndims, status))
         return NULL;
     tfpi_tensor *t = calloc(1, sizeof *t);
     if (!t) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory");
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
     tp_tensor_set_shape(t, dtype, ndims, dims);
@@ -145,10 +145,10 @@ tfpi_code tfpi_tensor_set_string(tfpi_tensor *t, size_t index, const void *data,
                                  tfpi_status *status)
 {
     if (t->dtype != TFPI_STRING || (int64_t)index >= tp_num_elements(t))
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "string element %zu is out of range", index);
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "string element %zu is out of range", index);
     uint8_t *copy = malloc(size ? size : 1);
     if (!copy)
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory copying %zu bytes", size);
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory copying %zu bytes", size);
     if (size)
         memcpy(copy, data, size);
     tfpi_bytes *s = t->data;
@@ -179,7 +179,7 @@ tfpi_tensor *tp_tensor_clone(const tfpi_tensor *src, tfpi_status *status)
 {
     tfpi_tensor *t = calloc(1, sizeof *t);
     if (!t) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory");
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
     if (tp_tensor_copy_from(t, src, status) != TFPI_OK) {
@@ -198,7 +198,7 @@ tfpi_code tp_tensor_own_strings(tfpi_tensor *t, tfpi_status *status)
         if (!copy) {
             for (int64_t j = i; j < n; j++) /* not ours yet: must not be freed */
                 s[j] = (tfpi_bytes){0, NULL};
-            return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory copying strings");
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory copying strings");
         }
         if (s[i].size)
             memcpy(copy, s[i].data, s[i].size);

@@ -1,4 +1,8 @@
-/* tensor.h - the tensor struct behind the public tfpi_tensor handle, shared
+/* src/core/ - what every stage shares: the tensor struct and its shape
+ * helpers (this file), status messages, the thread pool, wrapping integer
+ * arithmetic. Depends on nothing but the public tfpi.h.
+ *
+ * tensor.h - the tensor struct behind the public tfpi_tensor handle, shared
  * by the runtime and the kernels, and small shape helpers. */
 #ifndef TFPI_TENSOR_H
 #define TFPI_TENSOR_H

@@ -1,4 +1,8 @@
-/* graph.h - the loaded graph: the parsed NodeDefs with their inputs resolved
+/* src/graph/ - loading: the binary GraphDef reader, the memmapped model
+ * format, TensorProto decoding, NodeDef attributes, the name map, and the
+ * built graph (this file). Uses src/core/ only; the model tools may use it.
+ *
+ * graph.h - the loaded graph: the parsed NodeDefs with their inputs resolved
  * to (node, output index) edges and a name index. Immutable once built;
  * sessions plan and run over it. */
 #ifndef TFPI_GRAPH_H

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 int tp_graph_find(const tfpi_graph *graph, const char *name, size_t len)
 {
@@ -41,11 +41,11 @@ tfpi_code tp_graph_resolve(const tfpi_graph *graph, const char *tensor_name, con
     size_t len;
     int index;
     if (!tensor_name || !*tensor_name || !split_tensor_name(tensor_name, &len, &index))
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s '%s' is not a valid tensor name (node or node:k)",
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s '%s' is not a valid tensor name (node or node:k)",
                         what, tensor_name ? tensor_name : "");
     int node = tp_graph_find(graph, tensor_name, len);
     if (node < 0)
-        return tp_error(status, TFPI_NOT_FOUND, "%s '%s': the graph has no node named '%.*s'", what,
+        return tfpi_status_set(status, TFPI_NOT_FOUND, "%s '%s': the graph has no node named '%.*s'", what,
                         tensor_name, (int)len, tensor_name);
     out->node = node;
     out->index = index;
@@ -89,18 +89,18 @@ static tfpi_code link_inputs(tfpi_graph *g, int i, const char *source, tfpi_stat
     node->inputs = calloc(def->n_input + 1, sizeof *node->inputs);
     node->controls = calloc(def->n_input + 1, sizeof *node->controls);
     if (!node->inputs || !node->controls)
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
     for (size_t k = 0; k < def->n_input; k++) {
         const char *in = def->input[k];
         bool control = in[0] == '^';
         size_t len;
         int index;
         if (!split_tensor_name(in + control, &len, &index) || len == 0)
-            return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: node '%s' has a malformed input '%s'",
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node '%s' has a malformed input '%s'",
                             source, def->name, in);
         int src = tp_graph_find(g, in + control, len);
         if (src < 0)
-            return tp_error(status, TFPI_INVALID_ARGUMENT,
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "%s: node '%s' has input '%s', but no node is named '%.*s'", source,
                             def->name, in, (int)len, in + control);
         if (control) {
@@ -108,7 +108,7 @@ static tfpi_code link_inputs(tfpi_graph *g, int i, const char *source, tfpi_stat
             continue;
         }
         if (node->num_controls > 0)
-            return tp_error(status, TFPI_INVALID_ARGUMENT,
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "%s: node '%s' lists data input '%s' after a control input", source,
                             def->name, in);
         node->inputs[node->num_inputs++] = (tp_edge){src, index};
@@ -124,7 +124,7 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
     tfpi_graph *g = calloc(1, sizeof *g);
     tp_node *nodes = calloc((size_t)n + 1, sizeof *nodes);
     if (!g || !nodes || !tp_name_map_init(&g->names, (size_t)n)) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %d nodes", source, n);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %d nodes", source, n);
         if (g)
             tp_name_map_free(&g->names);
         free(g);
@@ -140,13 +140,13 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
     g->num_nodes = n;
     tfpi_code code = TFPI_OK;
     if (n == 0)
-        code = tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the graph has no nodes", source);
+        code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the graph has no nodes", source);
     for (int i = 0; i < n && code == TFPI_OK; i++) {
         if (!defs[i]->name[0] || !defs[i]->op[0])
-            code = tp_error(status, TFPI_INVALID_ARGUMENT, "%s: node %d has an empty %s", source, i,
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node %d has an empty %s", source, i,
                             defs[i]->name[0] ? "op" : "name");
         else if (!tp_name_map_insert(&g->names, defs[i]->name, i))
-            code = tp_error(status, TFPI_INVALID_ARGUMENT, "%s: two nodes are named '%s'", source,
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: two nodes are named '%s'", source,
                             defs[i]->name);
     }
     for (int i = 0; i < n && code == TFPI_OK; i++)

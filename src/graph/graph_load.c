@@ -14,7 +14,7 @@
 
 #include "graph/graph_memmapped.h"
 #include "graph/memmapped.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 static void unmap_bytes(uint8_t *data, size_t size) { munmap(data, size); }
 
@@ -31,7 +31,7 @@ static tfpi_graph *parse_binary(const uint8_t *data, size_t size, bool mapped, c
 {
     tfpi_graph *g = tp_graph_parse_binary(data, size, mapped, source, status);
     if (!g && tp_memmapped_looks_damaged(data, size))
-        tp_error(status, TFPI_INVALID_ARGUMENT,
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                  "%s: a memmapped model whose directory is truncated or damaged (the last 8 bytes "
                  "must give the directory's offset)",
                  source);
@@ -62,7 +62,7 @@ tfpi_graph *tfpi_graph_load_buffer(const void *data, size_t size, tfpi_status *s
 {
     const char *source = "model buffer";
     if (!data && size) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "model buffer is NULL");
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "model buffer is NULL");
         return NULL;
     }
     if (!tp_memmapped_detect(data, size))
@@ -71,7 +71,7 @@ tfpi_graph *tfpi_graph_load_buffer(const void *data, size_t size, tfpi_status *s
      * as long as the graph. */
     uint8_t *copy = aligned_copy(data, size);
     if (!copy) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", source, size);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", source, size);
         return NULL;
     }
     return tp_graph_load_memmapped((tp_model_bytes){copy, size, free_bytes}, source, status);
@@ -82,22 +82,22 @@ tfpi_graph *tfpi_graph_load_buffer_decrypted(const void *data, size_t size, tfpi
 {
     const char *source = "decrypted model buffer";
     if ((!data && size) || !decrypt) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "model buffer or decrypt callback is NULL");
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "model buffer or decrypt callback is NULL");
         return NULL;
     }
     if (size == 0) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the model is empty", source);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the model is empty", source);
         return NULL;
     }
     uint8_t *plain = aligned_copy(data, size);
     if (!plain) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", source, size);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", source, size);
         return NULL;
     }
     int rc = decrypt(user, plain, size);
     if (rc != 0) {
         free(plain);
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the decrypt callback failed (returned %d)", source,
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the decrypt callback failed (returned %d)", source,
                  rc);
         return NULL;
     }
@@ -108,25 +108,25 @@ tfpi_graph *tfpi_graph_load_file(const char *path, tfpi_status *status)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
-        tp_error(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
+        tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        tp_error(status, TFPI_IO_ERROR, "%s: not a regular file", path);
+        tfpi_status_set(status, TFPI_IO_ERROR, "%s: not a regular file", path);
         close(fd);
         return NULL;
     }
     if (st.st_size == 0) {
         close(fd);
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", path);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", path);
         return NULL;
     }
     size_t size = (size_t)st.st_size;
     void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) {
-        tp_error(status, TFPI_IO_ERROR, "%s: cannot map: %s", path, strerror(errno));
+        tfpi_status_set(status, TFPI_IO_ERROR, "%s: cannot map: %s", path, strerror(errno));
         return NULL;
     }
     return load_owned_bytes((tp_model_bytes){map, size, unmap_bytes}, path, status);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/kernel.h"
+#include "graph/node_def.h"
 #include "graph/memmapped.h"
-#include "core/status.h"
+#include "tfpi.h"
 #include "graph/tensor_proto.h"
 
 typedef struct mapped_model {
@@ -53,30 +53,29 @@ static bool bytes_needed(const int64_t *dims, int ndims, size_t element, size_t 
 tfpi_code tp_memmapped_const(const tp_memmapped_dir *dir, const Tfpi__NodeDef *def, tfpi_tensor *out,
                              tfpi_status *status)
 {
-    tp_op_ctx ctx = {.def = def, .status = status};
-    const Tfpi__AttrValue *region_name = tp_attr(&ctx, "memory_region_name");
+    const Tfpi__AttrValue *region_name = tp_attr(def, "memory_region_name");
     if (!region_name || region_name->value_case != TFPI__ATTR_VALUE__VALUE_S)
-        return tp_fail(&ctx, TFPI_INVALID_ARGUMENT, "has no memory_region_name attribute");
+        return tp_node_error(def, status, TFPI_INVALID_ARGUMENT, "has no memory_region_name attribute");
     char name[512];
-    tp_attr_string(&ctx, "memory_region_name", name, sizeof name, "");
+    tp_attr_string(def, "memory_region_name", name, sizeof name, "");
     const tp_region *region = dir ? tp_memmapped_find(dir, name) : NULL;
     if (!region)
-        return tp_fail(&ctx, TFPI_NOT_FOUND,
+        return tp_node_error(def, status, TFPI_NOT_FOUND,
                        "memory region '%s' is not in the model file (ImmutableConst needs a "
                        "memmapped model, see convert_graphdef_memmapped_format)",
                        name);
-    tfpi_dtype dtype = tp_attr_type(&ctx, "dtype", 0);
-    const Tfpi__AttrValue *shape = tp_attr(&ctx, "shape");
+    tfpi_dtype dtype = tp_attr_type(def, "dtype", 0);
+    const Tfpi__AttrValue *shape = tp_attr(def, "shape");
     int64_t dims[TFPI_MAX_DIMS];
     int ndims;
     if (tfpi_dtype_size(dtype) == 0 || dtype == TFPI_STRING)
-        return tp_fail(&ctx, TFPI_UNIMPLEMENTED, "dtype %d cannot be memory-mapped", (int)dtype);
+        return tp_node_error(def, status, TFPI_UNIMPLEMENTED, "dtype %d cannot be memory-mapped", (int)dtype);
     if (!shape || shape->value_case != TFPI__ATTR_VALUE__VALUE_SHAPE ||
         !tp_shape_from_proto(shape->shape, dims, &ndims))
-        return tp_fail(&ctx, TFPI_INVALID_ARGUMENT, "has no usable shape attribute");
+        return tp_node_error(def, status, TFPI_INVALID_ARGUMENT, "has no usable shape attribute");
     size_t need;
     if (!bytes_needed(dims, ndims, tfpi_dtype_size(dtype), region->size, &need))
-        return tp_fail(&ctx, TFPI_INVALID_ARGUMENT,
+        return tp_node_error(def, status, TFPI_INVALID_ARGUMENT,
                        "memory region '%s' has %zu bytes, too few for its %s shape", name,
                        region->size, tfpi_dtype_name(dtype));
     tp_tensor_set_shape(out, dtype, ndims, dims);
@@ -102,7 +101,7 @@ static tfpi_code check_mapped_consts(const tfpi_graph *g, const char *source, tf
         if (tp_graph_mapped_const(g, g->nodes[i].def, &view, status) != TFPI_OK) {
             char detail[sizeof status->message];
             memcpy(detail, status->message, sizeof detail);
-            return tp_error(status, status->code, "%s: %s", source, detail);
+            return tfpi_status_set(status, status->code, "%s: %s", source, detail);
         }
     }
     return TFPI_OK;
@@ -113,7 +112,7 @@ tfpi_graph *tp_graph_load_memmapped(tp_model_bytes bytes, const char *source, tf
     mapped_model *m = calloc(1, sizeof *m);
     if (!m) {
         release_bytes(&bytes);
-        tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
         return NULL;
     }
     m->bytes = bytes;

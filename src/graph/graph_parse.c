@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "graph/graph.h"
-#include "core/status.h"
+#include "tfpi.h"
 #include "graph/wire.h"
 
 typedef struct node_list {
@@ -36,13 +36,13 @@ static const char *read_field(const tp_wire_field *f, node_list *list, int *prod
     if (f->number == 1 && f->wire_type == TP_WIRE_LEN) {
         Tfpi__NodeDef *def = tfpi__node_def__unpack(NULL, f->length, f->bytes);
         if (!def) {
-            tp_error(status, TFPI_INVALID_ARGUMENT, "%s: node %zu is not a valid NodeDef", source,
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node %zu is not a valid NodeDef", source,
                      list->n);
             return "";
         }
         if (!node_list_push(list, def)) {
             tfpi__node_def__free_unpacked(def, NULL);
-            tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+            tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
             return "";
         }
         return NULL;
@@ -78,7 +78,7 @@ tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped,
                                   tfpi_status *status)
 {
     if (size == 0) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", source);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", source);
         return NULL;
     }
     node_list list = {0};
@@ -94,7 +94,7 @@ tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped,
         if (mapped)
             drop_parsed_pages(data, r.pos, &dropped);
         if (problem && *problem)
-            tp_error(status, TFPI_INVALID_ARGUMENT, "%s: not a TensorFlow GraphDef (%s at byte %zu)",
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a TensorFlow GraphDef (%s at byte %zu)",
                      source, problem, at);
     }
     if (problem) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 
 /* The directory's offset from the last 8 bytes, or false if it cannot be one. */
 static bool directory_offset(const uint8_t *data, size_t size, uint64_t *offset)
@@ -71,27 +71,27 @@ static tfpi_code check_offsets_and_names(const Tfpi__MemmappedFileSystemDirector
                                          tfpi_status *status)
 {
     if (!tp_name_map_init(names, proto->n_element))
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
     tfpi_code code = TFPI_OK;
     for (size_t i = 0; i < proto->n_element && code == TFPI_OK; i++) {
         const Tfpi__MemmappedFileSystemDirectoryElement *e = proto->element[i];
         if (!e->name[0])
-            code = tp_error(status, TFPI_INVALID_ARGUMENT,
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "%s: memmapped directory entry %zu has no name", source, i);
         else if (e->offset > dir_offset)
-            code = tp_error(status, TFPI_INVALID_ARGUMENT,
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "%s: memmapped region '%.200s' starts at offset %llu, past the end of the "
                             "data (the directory is at offset %llu)",
                             source, e->name, (unsigned long long)e->offset,
                             (unsigned long long)dir_offset);
         else if (i > 0 && e->offset <= proto->element[i - 1]->offset)
-            code = tp_error(status, TFPI_INVALID_ARGUMENT,
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "%s: memmapped region '%.200s' at offset %llu overlaps region '%.200s' at "
                             "offset %llu (offsets must increase)",
                             source, e->name, (unsigned long long)e->offset, proto->element[i - 1]->name,
                             (unsigned long long)proto->element[i - 1]->offset);
         else if (!tp_name_map_insert(names, e->name, (int)i))
-            code = tp_error(status, TFPI_INVALID_ARGUMENT, "%s: two memmapped regions are named '%.200s'",
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: two memmapped regions are named '%.200s'",
                             source, e->name);
     }
     return code;
@@ -108,7 +108,7 @@ static tfpi_code place_regions(const uint8_t *data, const Tfpi__MemmappedFileSys
         bool last = i + 1 == proto->n_element;
         uint64_t limit = last ? dir_offset : proto->element[i + 1]->offset;
         if (e->length > limit - e->offset)
-            return tp_error(status, TFPI_INVALID_ARGUMENT,
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "%s: memmapped region '%.200s' (offset %llu, %llu bytes) %s%.200s%s", source,
                             e->name, (unsigned long long)e->offset, (unsigned long long)e->length,
                             last ? "runs into the directory" : "overlaps region '",
@@ -126,30 +126,30 @@ tfpi_code tp_memmapped_read_dir(const uint8_t *data, size_t size, const char *so
     memset(out, 0, sizeof *out);
     uint64_t offset;
     if (!directory_offset(data, size, &offset))
-        return tp_error(status, TFPI_INVALID_ARGUMENT,
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                         "%s: not a memmapped model: the last 8 bytes do not give a directory offset "
                         "inside the file (truncated?)",
                         source);
     out->proto = unpack_directory(data, size, offset);
     if (!out->proto)
-        return tp_error(status, TFPI_INVALID_ARGUMENT,
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                         "%s: the memmapped directory at offset %llu is truncated or damaged", source,
                         (unsigned long long)offset);
     const Tfpi__MemmappedFileSystemDirectory *proto = out->proto;
     tfpi_code code = TFPI_OK;
     if (proto->n_element == 0 || proto->n_element > (size_t)INT32_MAX)
-        code = tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the memmapped directory is empty", source);
+        code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the memmapped directory is empty", source);
     if (code == TFPI_OK)
         code = check_offsets_and_names(proto, offset, &out->index, source, status);
     if (code == TFPI_OK && !(out->regions = calloc(proto->n_element, sizeof *out->regions)))
-        code = tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+        code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
     if (code == TFPI_OK)
         code = place_regions(data, proto, offset, out->regions, source, status);
     if (code == TFPI_OK) {
         out->num_regions = (int)proto->n_element;
         out->graph_def = tp_memmapped_find(out, TP_MEMMAPPED_GRAPH_NAME);
         if (!out->graph_def)
-            code = tp_error(status, TFPI_INVALID_ARGUMENT,
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "%s: the memmapped directory has no GraphDef region '%s'", source,
                             TP_MEMMAPPED_GRAPH_NAME);
     }

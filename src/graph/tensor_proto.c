@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 
 bool tp_shape_from_proto(const Tfpi__TensorShapeProto *shape, int64_t *dims, int *ndims)
 {
@@ -63,18 +63,18 @@ tfpi_code tp_tensor_from_proto(const Tfpi__TensorProto *proto, tfpi_tensor *out,
     tfpi_dtype dtype = (tfpi_dtype)proto->dtype;
     *owned = NULL;
     if (tfpi_dtype_size(dtype) == 0)
-        return tp_error(status, TFPI_UNIMPLEMENTED, "%s: tensor type %d is not supported", what,
+        return tfpi_status_set(status, TFPI_UNIMPLEMENTED, "%s: tensor type %d is not supported", what,
                         (int)proto->dtype);
     if (!tp_shape_from_proto(proto->tensor_shape, dims, &ndims))
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: tensor has no usable shape", what);
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: tensor has no usable shape", what);
     if (!tp_shape_fits(dtype, ndims, dims))
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: tensor shape is negative or too large", what);
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: tensor shape is negative or too large", what);
     tp_tensor_set_shape(out, dtype, ndims, dims);
     size_t count = (size_t)tp_num_elements(out);
     size_t bytes = tp_byte_size(out);
     if (dtype != TFPI_STRING && proto->tensor_content.len > 0) {
         if (proto->tensor_content.len != bytes)
-            return tp_error(status, TFPI_INVALID_ARGUMENT,
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "%s: tensor_content has %zu bytes, shape and type need %zu", what,
                             proto->tensor_content.len, bytes);
         out->data = proto->tensor_content.data;
@@ -82,13 +82,13 @@ tfpi_code tp_tensor_from_proto(const Tfpi__TensorProto *proto, tfpi_tensor *out,
     }
     size_t have = typed_count(proto, dtype);
     if (have > count)
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: tensor has %zu values for %zu elements", what,
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: tensor has %zu values for %zu elements", what,
                         have, count);
     if (have == 0 && count > 0 && dtype == TFPI_STRING)
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: string tensor has no values", what);
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: string tensor has no values", what);
     void *data = calloc(bytes ? bytes : 1, 1);
     if (!data)
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", what, bytes);
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", what, bytes);
     for (size_t i = 0; have > 0 && i < count; i++)
         store_typed(proto, dtype, data, i, i < have ? i : have - 1);
     out->data = data;

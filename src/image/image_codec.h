@@ -1,4 +1,8 @@
-/* image_codec.h - the JPEG and PNG decoders behind tfpi_image_decode, and
+/* src/image/ - pictures in, tensors out: the JPEG and PNG decoders behind
+ * tfpi_image_decode (this file), TF1's legacy bilinear resize and the
+ * normalised model input. Uses only src/core/.
+ *
+ * image_codec.h - the JPEG and PNG decoders behind tfpi_image_decode, and
  * the size check and pixel allocation they share. */
 #ifndef TFPI_IMAGE_CODEC_H
 #define TFPI_IMAGE_CODEC_H

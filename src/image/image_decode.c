@@ -1,7 +1,7 @@
 /* image_decode.c - the public image entry points: format detection by magic
  * bytes, reading a whole file, freeing, and the shared pixel allocation. */
 #include "image/image_codec.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +14,12 @@ tfpi_code tp_image_alloc(tfpi_image *out, uint64_t width, uint64_t height,
     memset(out, 0, sizeof *out);
     if (width == 0 || height == 0 || width > TP_IMAGE_MAX_SIDE ||
         height > TP_IMAGE_MAX_SIDE || width * height * 3 > TP_IMAGE_MAX_BYTES)
-        return tp_error(status, TFPI_INVALID_ARGUMENT,
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                         "%s: unsupported image size %llux%llu", name,
                         (unsigned long long)width, (unsigned long long)height);
     out->pixels = malloc((size_t)(width * height * 3));
     if (!out->pixels)
-        return tp_error(status, TFPI_OUT_OF_MEMORY,
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
                         "%s: out of memory for %llux%llu pixels", name,
                         (unsigned long long)width, (unsigned long long)height);
     out->width = (int)width;
@@ -36,7 +36,7 @@ tfpi_code tfpi_image_decode(const void *data, size_t size, const char *name,
     const uint8_t *bytes = data;
     if (!name) name = "image";
     if (!out)
-        return tp_error(status, TFPI_INVALID_ARGUMENT,
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                         "%s: no output image given", name);
     memset(out, 0, sizeof *out);
     if (bytes && size >= sizeof jpeg_magic &&
@@ -45,7 +45,7 @@ tfpi_code tfpi_image_decode(const void *data, size_t size, const char *name,
     if (bytes && size >= sizeof png_magic &&
         memcmp(bytes, png_magic, sizeof png_magic) == 0)
         return tp_decode_png(bytes, size, name, out, status);
-    return tp_error(status, TFPI_INVALID_ARGUMENT,
+    return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                     "%s: not a JPEG or PNG image", name);
 }
 
@@ -81,21 +81,21 @@ tfpi_code tfpi_image_load(const char *path, tfpi_image *out, tfpi_status *status
 {
     if (out) memset(out, 0, sizeof *out);
     if (!path || !out)
-        return tp_error(status, TFPI_INVALID_ARGUMENT,
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                         "tfpi_image_load: no path or output image given");
     FILE *file = fopen(path, "rb");
     if (!file)
-        return tp_error(status, errno == ENOENT ? TFPI_NOT_FOUND : TFPI_IO_ERROR,
+        return tfpi_status_set(status, errno == ENOENT ? TFPI_NOT_FOUND : TFPI_IO_ERROR,
                         "%s: cannot open: %s", path, strerror(errno));
     uint8_t *data = NULL;
     size_t size = 0;
     int err = read_all(file, &data, &size);
     fclose(file);
     if (err)
-        return tp_error(status,
+        return tfpi_status_set(status,
                         err == ENOMEM ? TFPI_OUT_OF_MEMORY : TFPI_IO_ERROR,
                         "%s: cannot read: %s", path, strerror(err));
-    tfpi_code code = size == 0 ? tp_error(status, TFPI_INVALID_ARGUMENT,
+    tfpi_code code = size == 0 ? tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                                           "%s: empty file", path)
                                : tfpi_image_decode(data, size, path, out, status);
     free(data);

@@ -3,7 +3,7 @@
  * converted to RGB as TF does, truncated data rejected. libjpeg errors come
  * back through setjmp/longjmp and never print or exit. */
 #include "image/image_codec.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 #include <setjmp.h>
 #include <stdbool.h>
@@ -86,12 +86,12 @@ static tfpi_code decode_body(jpeg_context *ctx, const uint8_t *data,
     if (cmyk) {
         ctx->cmyk_row = malloc((size_t)out->width * 4);
         if (!ctx->cmyk_row)
-            return tp_error(status, TFPI_OUT_OF_MEMORY,
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
                             "%s: out of memory decoding JPEG", name);
     }
     jpeg_start_decompress(cinfo);
     if (cinfo->output_components != (cmyk ? 4 : 3))
-        return tp_error(status, TFPI_IO_ERROR,
+        return tfpi_status_set(status, TFPI_IO_ERROR,
                         "%s: JPEG decoded to %d components", name,
                         cinfo->output_components);
     size_t stride = (size_t)out->width * 3;
@@ -99,7 +99,7 @@ static tfpi_code decode_body(jpeg_context *ctx, const uint8_t *data,
         uint8_t *row = out->pixels + cinfo->output_scanline * stride;
         JSAMPROW target = cmyk ? ctx->cmyk_row : row;
         if (jpeg_read_scanlines(cinfo, &target, 1) != 1)
-            return tp_error(status, TFPI_IO_ERROR, "%s: truncated JPEG", name);
+            return tfpi_status_set(status, TFPI_IO_ERROR, "%s: truncated JPEG", name);
         if (cmyk)
             cmyk_to_rgb(ctx->cmyk_row, row, out->width, cinfo->saw_Adobe_marker);
     }
@@ -114,7 +114,7 @@ static tfpi_code decode_guarded(jpeg_context *ctx, const uint8_t *data,
                                 tfpi_status *status)
 {
     if (setjmp(ctx->jump))
-        return tp_error(status, TFPI_IO_ERROR, "%s: bad JPEG: %s", name,
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: bad JPEG: %s", name,
                         ctx->message);
     return decode_body(ctx, data, size, name, out, status);
 }
@@ -124,7 +124,7 @@ tfpi_code tp_decode_jpeg(const uint8_t *data, size_t size, const char *name,
 {
     jpeg_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
-        return tp_error(status, TFPI_OUT_OF_MEMORY,
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
                         "%s: out of memory decoding JPEG", name);
     ctx->cinfo.err = jpeg_std_error(&ctx->err);
     ctx->err.error_exit = fail;

@@ -3,7 +3,7 @@
  * grey replicated to RGB, alpha and tRNS dropped, 16-bit samples cut to
  * their high byte. libpng errors come back through setjmp/longjmp. */
 #include "image/image_codec.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -71,7 +71,7 @@ static tfpi_code decode_body(png_context *ctx, const char *name,
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if (png_get_channels(png, info) != 3 || png_get_bit_depth(png, info) != 8)
-        return tp_error(status, TFPI_IO_ERROR,
+        return tfpi_status_set(status, TFPI_IO_ERROR,
                         "%s: PNG did not convert to 8-bit RGB", name);
     tfpi_code code = tp_image_alloc(out, png_get_image_width(png, info),
                                     png_get_image_height(png, info), name,
@@ -89,7 +89,7 @@ static tfpi_code decode_guarded(png_context *ctx, const char *name,
                                 tfpi_image *out, tfpi_status *status)
 {
     if (setjmp(png_jmpbuf(ctx->png)))
-        return tp_error(status, TFPI_IO_ERROR, "%s: bad PNG: %s", name,
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: bad PNG: %s", name,
                         ctx->message);
     return decode_body(ctx, name, out, status);
 }
@@ -103,7 +103,7 @@ tfpi_code tp_decode_png(const uint8_t *data, size_t size, const char *name,
     if (ctx.png) ctx.info = png_create_info_struct(ctx.png);
     if (!ctx.info) {
         png_destroy_read_struct(&ctx.png, NULL, NULL);
-        return tp_error(status, TFPI_OUT_OF_MEMORY,
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
                         "%s: out of memory decoding PNG", name);
     }
     tfpi_code code = decode_guarded(&ctx, name, out, status);

@@ -1,4 +1,8 @@
-/* kernel.h - the contract between the runtime and the op kernels in
+/* src/kernel/ - the op kernel contract: what a kernel in kernels/ sees
+ * (this file), the argument checks kernels share, and the op registry
+ * generated from tf_op_files.txt. Uses src/core/ and src/graph/.
+ *
+ * kernel.h - the contract between the runtime and the op kernels in
  * kernels/ files: how a kernel sees its node, inputs and outputs, reads
  * attributes, reports errors, and how a kernel file lists its ops.
  *
@@ -19,9 +23,10 @@
 #include <stdbool.h>
 
 #include "graph.pb-c.h"
-#include "core/status.h"
+#include "tfpi.h"
 #include "core/tensor.h"
 #include "core/threadpool.h"
+#include "graph/node_def.h"
 
 typedef struct tp_op_ctx {
     const Tfpi__NodeDef *def; /* name, op, attrs */
@@ -90,19 +95,5 @@ tfpi_code tp_expect_dtype(tp_op_ctx *ctx, int input, tfpi_dtype dtype);
 tfpi_code tp_expect_one_input(tp_op_ctx *ctx, tfpi_dtype dtype);
 /* Error unless input i's value is known while planning. */
 tfpi_code tp_expect_known(tp_op_ctx *ctx, int input);
-
-/* ---- attributes ---- */
-const Tfpi__AttrValue *tp_attr(const tp_op_ctx *ctx, const char *name);
-int64_t tp_attr_int(const tp_op_ctx *ctx, const char *name, int64_t fallback);
-float tp_attr_float(const tp_op_ctx *ctx, const char *name, float fallback);
-bool tp_attr_bool(const tp_op_ctx *ctx, const char *name, bool fallback);
-tfpi_dtype tp_attr_type(const tp_op_ctx *ctx, const char *name, tfpi_dtype fallback);
-/* Copies a string attr, or fallback if it is absent, into buf
- * (NUL-terminated, cut to size) and returns buf; NULL if the attr is absent
- * and fallback is NULL. */
-const char *tp_attr_string(const tp_op_ctx *ctx, const char *name, char *buf, size_t size,
-                           const char *fallback);
-/* Integer list attr: number of values (up to max are copied), or -1 if absent. */
-int tp_attr_int_list(const tp_op_ctx *ctx, const char *name, int64_t *out, int max);
 
 #endif

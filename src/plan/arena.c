@@ -128,7 +128,7 @@ tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status)
     buffer **sorted = malloc(sizeof(buffer *) * ((size_t)num_tensors + 1));
     buffer **live = malloc(sizeof(buffer *) * ((size_t)num_tensors + 1));
     if (!l.tensor_base || !l.buffer_of || !l.buffers || !sorted || !live) {
-        code = tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory planning the arena");
+        code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory planning the arena");
     } else {
         for (int i = 0; i < num_tensors; i++)
             l.buffer_of[i] = -1;
@@ -136,7 +136,7 @@ tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status)
         plan->arena_size = place_buffers(l.buffers, l.num_buffers, sorted, live);
         plan->arena = aligned_alloc(ARENA_ALIGN, plan->arena_size + ARENA_ALIGN);
         if (!plan->arena)
-            code = tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory allocating a %zu-byte arena",
+            code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory allocating a %zu-byte arena",
                             plan->arena_size);
     }
     for (int n = 0; code == TFPI_OK && n < g->num_nodes; n++) {

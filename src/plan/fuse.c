@@ -58,14 +58,14 @@ static bool classify_batch_norm(const tp_op_ctx *c, int64_t channels, fusion *f)
     float epsilon;
     char format[16];
     if (!strcmp(op, "FusedBatchNorm") || !strcmp(op, "FusedBatchNormV2") || !strcmp(op, "FusedBatchNormV3")) {
-        if (tp_attr_bool(c, "is_training", true) ||
-            strcmp(tp_attr_string(c, "data_format", format, sizeof format, "NHWC"), "NHWC") != 0)
+        if (tp_attr_bool(c->def, "is_training", true) ||
+            strcmp(tp_attr_string(c->def, "data_format", format, sizeof format, "NHWC"), "NHWC") != 0)
             return false;
         scale_input = 1;
-        epsilon = tp_attr_float(c, "epsilon", 1e-4f);
+        epsilon = tp_attr_float(c->def, "epsilon", 1e-4f);
     } else if (!strcmp(op, "BatchNormWithGlobalNormalization")) {
-        scale_input = tp_attr_bool(c, "scale_after_normalization", false) ? 4 : -1;
-        epsilon = tp_attr_float(c, "variance_epsilon", 0.0f);
+        scale_input = tp_attr_bool(c->def, "scale_after_normalization", false) ? 4 : -1;
+        epsilon = tp_attr_float(c->def, "variance_epsilon", 0.0f);
     } else {
         return false;
     }

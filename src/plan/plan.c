@@ -17,7 +17,7 @@ static tfpi_code resolve_names(const tfpi_graph *g, const char *const *names, in
 {
     *out = calloc((size_t)n + 1, sizeof **out);
     if (!*out)
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory");
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < n; i++) {
         tfpi_code code = tp_graph_resolve(g, names[i], what, &(*out)[i], status);
         if (code != TFPI_OK)
@@ -38,7 +38,7 @@ static int order_needed_nodes(tp_plan *plan, int *order, tfpi_status *status)
     if (!mark || !stack) {
         free(mark);
         free(stack);
-        tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory");
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
         return -1;
     }
     for (int f = 0; f < plan->num_fetches && count >= 0; f++) {
@@ -61,7 +61,7 @@ static int order_needed_nodes(tp_plan *plan, int *order, tfpi_status *status)
             stack[top - 1]++;
             int src = next < gn->num_inputs ? gn->inputs[next].node : gn->controls[next - gn->num_inputs];
             if (mark[src] == OPEN) {
-                tp_error(status, TFPI_INVALID_ARGUMENT, "the graph has a cycle through node '%s'",
+                tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "the graph has a cycle through node '%s'",
                          g->nodes[src].def->name);
                 count = -1;
             } else if (mark[src] == UNSEEN) {
@@ -79,14 +79,13 @@ static tfpi_code check_feed_against_placeholder(tp_plan *plan, int feed, const c
                                                 const tfpi_tensor *t, tfpi_status *status)
 {
     const Tfpi__NodeDef *def = plan->graph->nodes[plan->feeds[feed].node].def;
-    tp_op_ctx ctx = {.def = def};
     if (strcmp(def->op, "Placeholder") != 0 && strcmp(def->op, "PlaceholderWithDefault") != 0)
         return TFPI_OK;
-    tfpi_dtype want = tp_attr_type(&ctx, "dtype", t->dtype);
+    tfpi_dtype want = tp_attr_type(def, "dtype", t->dtype);
     if (want != t->dtype)
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "feed '%s' is %s, but the graph expects %s", name,
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "feed '%s' is %s, but the graph expects %s", name,
                         tfpi_dtype_name(t->dtype), tfpi_dtype_name(want));
-    const Tfpi__AttrValue *shape = tp_attr(&ctx, "shape");
+    const Tfpi__AttrValue *shape = tp_attr(def, "shape");
     if (!shape || shape->value_case != TFPI__ATTR_VALUE__VALUE_SHAPE || shape->shape->unknown_rank)
         return TFPI_OK;
     bool ok = (int)shape->shape->n_dim == t->ndims;
@@ -103,7 +102,7 @@ static tfpi_code check_feed_against_placeholder(tp_plan *plan, int feed, const c
                 snprintf(want_s + len, sizeof want_s - len, "%s%lld", i ? "," : "", d);
         }
         strncat(want_s, "]", sizeof want_s - strlen(want_s) - 1);
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "feed '%s' has shape %s, but the graph expects %s",
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "feed '%s' has shape %s, but the graph expects %s",
                         name, tp_shape_string(t, got, sizeof got), want_s);
     }
     return TFPI_OK;
@@ -131,7 +130,7 @@ static tfpi_code allocate_node_slots(tp_plan *plan, const int *order, int count,
         pn->ctx.outputs = calloc((size_t)pn->ctx.num_outputs, sizeof *pn->ctx.outputs);
         pn->ctx.inputs = calloc((size_t)gn->num_inputs + 1, sizeof *pn->ctx.inputs);
         if (!pn->ctx.outputs || !pn->ctx.inputs)
-            return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory");
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     }
     return TFPI_OK;
 }
@@ -144,7 +143,7 @@ static tfpi_code set_feed_shapes(tp_plan *plan, const char *const *names, tfpi_t
         if (!pn->needed)
             continue;
         if (plan->feeds[f].index >= pn->ctx.num_outputs)
-            return tp_error(status, TFPI_INVALID_ARGUMENT, "feed '%s': the node has no output %d",
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "feed '%s': the node has no output %d",
                             names[f], plan->feeds[f].index);
         tfpi_code code = check_feed_against_placeholder(plan, f, names[f], feeds[f], status);
         if (code != TFPI_OK)
@@ -167,11 +166,11 @@ static tfpi_code missing_kernel(const Tfpi__NodeDef *def, tfpi_status *status)
 {
     const char *file = tp_kernel_file_for_op(def->op);
     if (file)
-        return tp_error(status, TFPI_UNIMPLEMENTED,
+        return tfpi_status_set(status, TFPI_UNIMPLEMENTED,
                         "node '%s' needs op '%s', which is not compiled in: add the line '%s' to "
                         "tf_op_files.txt and rebuild",
                         def->name, def->op, file);
-    return tp_error(status, TFPI_UNIMPLEMENTED, "node '%s' needs op '%s', which tfpi does not implement",
+    return tfpi_status_set(status, TFPI_UNIMPLEMENTED, "node '%s' needs op '%s', which tfpi does not implement",
                     def->name, def->op);
 }
 
@@ -196,7 +195,7 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
         tp_edge e = gn->inputs[i];
         tp_plan_node *src = &plan->nodes[e.node];
         if (src->fed && tp_plan_tensor(plan, e)->dtype == 0)
-            return tp_error(status, TFPI_INVALID_ARGUMENT,
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "node '%s' reads output %d of fed node '%s', which is not fed", gn->def->name,
                             e.index, g->nodes[e.node].def->name);
         pn->ctx.inputs[i] = tp_plan_tensor(plan, e);
@@ -209,7 +208,7 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
     tfpi_tensor *out = pn->ctx.outputs;
     for (int o = 0; o < pn->ctx.num_outputs; o++)
         if (!tp_shape_fits(out[o].dtype, out[o].ndims, out[o].dims))
-            return tp_error(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s): output %d would be too large",
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s): output %d would be too large",
                             gn->def->name, gn->def->op, o);
     pn->alias_input = (pn->kernel->flags & TP_ALIAS_INPUT0) && pn->ctx.num_inputs > 0 ? 0 : -1;
     bool inputs_known = all_known(pn->ctx.inputs, pn->ctx.num_inputs);
@@ -248,7 +247,7 @@ tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
         plan->graph = graph;
     if (!plan || !order || !(plan->nodes = calloc((size_t)graph->num_nodes, sizeof *plan->nodes)) ||
         !(plan->steps = malloc(sizeof(int) * ((size_t)graph->num_nodes + 1)))) {
-        tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory planning the graph");
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory planning the graph");
         free(order);
         tp_plan_free(plan);
         return NULL;

@@ -1,4 +1,9 @@
-/* plan.h - a session's plan for one set of feeds and fetches: the nodes the
+/* src/plan/ - planning a session run: pruning to the fetches, preparing
+ * kernels (shape inference), constant folding, fusing epilogues into their
+ * producers and laying out the one activation arena. Uses the folders
+ * below it; never src/run/.
+ *
+ * plan.h - a session's plan for one set of feeds and fetches: the nodes the
  * fetches need in execution order, their prepared kernels, folded constants,
  * and one activation arena laid out by tensor lifetimes. */
 #ifndef TFPI_PLAN_H

@@ -1,4 +1,8 @@
-/* profile.h - per-node timing records of a plan's steps, for
+/* src/run/ - running: the public session API (session.c: plans cached by
+ * feed shapes, feeds in, steps run, fetches out) and per-node profiling
+ * (this file). The top of the flow: load (graph/) -> plan (plan/) -> run.
+ *
+ * profile.h - per-node timing records of a plan's steps, for
  * benchmark_model, and the FLOP estimates it reports. */
 #ifndef TFPI_PROFILE_H
 #define TFPI_PROFILE_H

@@ -25,13 +25,13 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
     tfpi_session *s = calloc(1, sizeof *s);
     if (!graph) {
         free(s);
-        tp_error(status, TFPI_INVALID_ARGUMENT, "no graph given for the session");
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "no graph given for the session");
         return NULL;
     }
     int threads = options ? options->num_threads : 0;
     if (!s || !(s->pool = tp_threadpool_new(threads))) {
         free(s);
-        tp_error(status, TFPI_OUT_OF_MEMORY, "cannot create a session with %d threads", threads);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "cannot create a session with %d threads", threads);
         return NULL;
     }
     s->graph = graph;
@@ -111,7 +111,7 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
     if (!s->feed_shapes || !copy_names(&s->feed_names, feed_names, num_feeds) ||
         !copy_names(&s->fetch_names, fetch_names, num_fetches)) {
         forget_plan(s);
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory");
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     }
     for (int i = 0; i < num_feeds; i++)
         tp_tensor_set_shape(&s->feed_shapes[i], feeds[i]->dtype, feeds[i]->ndims, feeds[i]->dims);
@@ -124,13 +124,13 @@ static tfpi_code check_arguments(const char *const *feed_names, tfpi_tensor *con
 {
     if (num_feeds < 0 || num_fetches < 1 || (num_feeds && (!feed_names || !feeds)) || !fetch_names ||
         !outputs)
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "run needs at least one fetch and valid arrays");
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "run needs at least one fetch and valid arrays");
     for (int i = 0; i < num_feeds; i++)
         if (!feed_names[i] || !feeds[i] || !feeds[i]->data)
-            return tp_error(status, TFPI_INVALID_ARGUMENT, "feed %d has no name or no tensor", i);
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "feed %d has no name or no tensor", i);
     for (int i = 0; i < num_fetches; i++)
         if (!fetch_names[i])
-            return tp_error(status, TFPI_INVALID_ARGUMENT, "fetch %d has no name", i);
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "fetch %d has no name", i);
     return TFPI_OK;
 }
 
@@ -196,7 +196,7 @@ tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
     }
     if (session->profiling && !session->profile &&
         !(session->profile = tp_profile_new(plan, &session->num_profiled)))
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
     if ((code = execute(plan, session->profiling ? session->profile : NULL, status)) != TFPI_OK)
         return code;
     for (int i = 0; i < num_fetches; i++) {

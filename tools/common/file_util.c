@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 
 uint8_t *read_file(const char *path, size_t *size, tfpi_status *status)
 {
@@ -17,7 +17,7 @@ uint8_t *read_file(const char *path, size_t *size, tfpi_status *status)
     size_t used = 0, cap = 0;
     bool out_of_memory = false;
     if (!f) {
-        tp_error(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
+        tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     for (;;) {
@@ -39,7 +39,7 @@ uint8_t *read_file(const char *path, size_t *size, tfpi_status *status)
     fclose(f);
     if (failed) {
         free(data);
-        tp_error(status, TFPI_IO_ERROR, "%s: read failed", path);
+        tfpi_status_set(status, TFPI_IO_ERROR, "%s: read failed", path);
         return NULL;
     }
     data[used] = 0;

@@ -49,12 +49,6 @@ static Tfpi__NodeDef__AttrEntry *find_entry(const Tfpi__NodeDef *node, const cha
     return NULL;
 }
 
-const Tfpi__AttrValue *gd_attr(const Tfpi__NodeDef *node, const char *key)
-{
-    const Tfpi__NodeDef__AttrEntry *e = find_entry(node, key, NULL);
-    return e ? e->value : NULL;
-}
-
 static Tfpi__AttrValue *new_value(void)
 {
     Tfpi__AttrValue *v = xmalloc(sizeof *v);
@@ -181,25 +175,6 @@ void gd_attr_set_tensor(Tfpi__NodeDef *node, const char *key, Tfpi__TensorProto 
     Tfpi__AttrValue *v = gd_attr_set(node, key);
     v->value_case = TFPI__ATTR_VALUE__VALUE_TENSOR;
     v->tensor = tensor;
-}
-
-int gd_attr_type(const Tfpi__NodeDef *node, const char *key, int fallback)
-{
-    const Tfpi__AttrValue *v = gd_attr(node, key);
-    return v && v->value_case == TFPI__ATTR_VALUE__VALUE_TYPE ? (int)v->type : fallback;
-}
-
-const char *gd_attr_string(const Tfpi__NodeDef *node, const char *key, char *buf, size_t size,
-                           const char *fallback)
-{
-    const Tfpi__AttrValue *v = gd_attr(node, key);
-    if (!v || v->value_case != TFPI__ATTR_VALUE__VALUE_S || size == 0)
-        return fallback;
-    size_t n = v->s.len < size - 1 ? v->s.len : size - 1;
-    if (n > 0)
-        memcpy(buf, v->s.data, n);
-    buf[n] = '\0';
-    return buf;
 }
 
 Tfpi__TensorShapeProto *gd_shape_new(const int64_t *dims, int ndims)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "graph.pb-c.h"
+#include "graph/node_def.h"
 #include "tfpi.h"
 
 /* ---- strings and nodes ---- */
@@ -18,9 +19,7 @@ Tfpi__NodeDef *gd_node_new(const char *name, const char *op);
 void gd_append_node(Tfpi__GraphDef *graph, Tfpi__NodeDef *node);
 void gd_add_input(Tfpi__NodeDef *node, const char *input);
 
-/* ---- attributes ---- */
-/* The value of attr key, or NULL. */
-const Tfpi__AttrValue *gd_attr(const Tfpi__NodeDef *node, const char *key);
+/* ---- attributes (read them with graph/node_def.h's tp_attr*) ---- */
 /* A fresh value for attr key, replacing any old one, for the caller to fill. */
 Tfpi__AttrValue *gd_attr_set(Tfpi__NodeDef *node, const char *key);
 /* Attr key set to a deep copy of value. */
@@ -39,11 +38,6 @@ void gd_attr_set_ints(Tfpi__NodeDef *node, const char *key, const int64_t *value
 void gd_attr_set_shape(Tfpi__NodeDef *node, const char *key, const int64_t *dims, int ndims);
 /* Takes ownership of tensor. */
 void gd_attr_set_tensor(Tfpi__NodeDef *node, const char *key, Tfpi__TensorProto *tensor);
-/* The attr's type, or fallback when absent or not a type. */
-int gd_attr_type(const Tfpi__NodeDef *node, const char *key, int fallback);
-/* The string attr as a NUL-terminated copy into buf, or fallback. */
-const char *gd_attr_string(const Tfpi__NodeDef *node, const char *key, char *buf, size_t size,
-                           const char *fallback);
 
 /* ---- tensors ---- */
 Tfpi__TensorShapeProto *gd_shape_new(const int64_t *dims, int ndims);

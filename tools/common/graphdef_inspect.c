@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 #include "graph/tensor_proto.h"
 
 gd_input gd_parse_input(const char *input)
@@ -108,6 +108,6 @@ tfpi_code gd_tensor_value(const Tfpi__TensorProto *proto, tfpi_tensor *out, void
 {
     *owned = NULL;
     if (gd_shape_elements(proto->tensor_shape) < 0)
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: tensor has no usable shape", what);
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: tensor has no usable shape", what);
     return tp_tensor_from_proto(proto, out, owned, what, status);
 }

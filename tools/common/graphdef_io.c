@@ -12,7 +12,7 @@
 #include "graphdef_edit.h"
 #include "graph/memmapped.h"
 #include "pbtxt.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 /* TensorFlow fields the project's .proto leaves out; a .pbtxt may carry
  * them, and they do not matter to a frozen graph. */
@@ -48,7 +48,7 @@ static tfpi_code inline_region(const tp_memmapped_dir *dir, Tfpi__NodeDef *node,
     if (tp_memmapped_const(dir, node, &view, status) != TFPI_OK) {
         char detail[sizeof status->message];
         memcpy(detail, status->message, sizeof detail);
-        return tp_error(status, status->code, "%s: %s", path, detail);
+        return tfpi_status_set(status, status->code, "%s: %s", path, detail);
     }
     Tfpi__TensorProto *value =
         gd_tensor_new(view.dtype, view.dims, view.ndims, view.data, tp_byte_size(&view));
@@ -67,7 +67,7 @@ static Tfpi__GraphDef *read_memmapped(const uint8_t *data, size_t size, const ch
         return NULL;
     Tfpi__GraphDef *graph = tfpi__graph_def__unpack(NULL, dir.graph_def->size, dir.graph_def->data);
     if (!graph)
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the GraphDef region of the memmapped model is damaged",
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the GraphDef region of the memmapped model is damaged",
                  path);
     for (size_t i = 0; graph && inline_regions && i < graph->n_node; i++) {
         if (strcmp(graph->node[i]->op, "ImmutableConst") == 0 &&
@@ -100,10 +100,10 @@ static Tfpi__GraphDef *parse_any(const uint8_t *data, size_t size, const char *p
         return parse_text((const char *)data, size, path, status);
     }
     if (tp_memmapped_looks_damaged(data, size))
-        tp_error(status, TFPI_INVALID_ARGUMENT,
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                  "%s: a memmapped model whose directory is truncated or damaged", path);
     else
-        tp_error(status, TFPI_INVALID_ARGUMENT,
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                  "%s: not a TensorFlow GraphDef (neither binary, text nor memmapped)", path);
     return NULL;
 }
@@ -118,7 +118,7 @@ Tfpi__GraphDef *graphdef_read(const char *path, bool inline_regions, graph_forma
     graph_format ignored;
     Tfpi__GraphDef *graph = NULL;
     if (size == 0)
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", path);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", path);
     else
         graph = parse_any(data, size, path, inline_regions, format ? format : &ignored, status);
     free(data);
@@ -166,13 +166,13 @@ tfpi_code graphdef_write(const char *path, const Tfpi__GraphDef *graph, bool as_
 {
     FILE *f = fopen(path, as_text ? "w" : "wb");
     if (!f)
-        return tp_error(status, TFPI_IO_ERROR, "%s: cannot create: %s", path, strerror(errno));
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: cannot create: %s", path, strerror(errno));
     tfpi_code code = as_text ? write_text(f, graph, path) : write_binary(f, graph);
     if (fclose(f) != 0 && code == TFPI_OK)
         code = TFPI_IO_ERROR;
     if (code == TFPI_OUT_OF_MEMORY)
-        return tp_error(status, code, "%s: out of memory serializing the graph", path);
+        return tfpi_status_set(status, code, "%s: out of memory serializing the graph", path);
     if (code != TFPI_OK)
-        return tp_error(status, code, "%s: write failed: %s", path, strerror(errno));
+        return tfpi_status_set(status, code, "%s: write failed: %s", path, strerror(errno));
     return TFPI_OK;
 }

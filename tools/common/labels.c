@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "file_util.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 /* If line starts with "digits:", returns the index and advances *name. */
 static int explicit_index(char **name)
@@ -61,10 +61,10 @@ tfpi_code labels_load(const char *path, label_list *out, tfpi_status *status)
     free(text);
     if (failed) {
         labels_free(out);
-        return tp_error(status, TFPI_OUT_OF_MEMORY, "%s: out of memory reading labels", path);
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory reading labels", path);
     }
     if (out->count == 0)
-        return tp_error(status, TFPI_INVALID_ARGUMENT, "%s: the labels file is empty", path);
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the labels file is empty", path);
     return TFPI_OK;
 }
 

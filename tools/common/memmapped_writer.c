@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 #include "xalloc.h"
 
 #define REGION_ALIGNMENT 64
@@ -15,7 +15,7 @@
 static tfpi_code write_bytes(mm_writer *w, const void *data, size_t size, tfpi_status *status)
 {
     if (size > 0 && fwrite(data, 1, size, w->file) != size)
-        return tp_error(status, TFPI_IO_ERROR, "%s: write failed: %s", w->path, strerror(errno));
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: write failed: %s", w->path, strerror(errno));
     w->offset += size;
     return TFPI_OK;
 }
@@ -27,7 +27,7 @@ tfpi_code mm_writer_open(mm_writer *w, const char *path, tfpi_status *status)
     w->path = path;
     w->file = fopen(path, "wb");
     if (!w->file)
-        return tp_error(status, TFPI_IO_ERROR, "%s: cannot create: %s", path, strerror(errno));
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: cannot create: %s", path, strerror(errno));
     return TFPI_OK;
 }
 
@@ -71,7 +71,7 @@ tfpi_code mm_writer_finish(mm_writer *w, tfpi_status *status)
     free(packed);
     free_directory(w);
     if (fclose(w->file) != 0 && code == TFPI_OK)
-        code = tp_error(status, TFPI_IO_ERROR, "%s: write failed: %s", w->path, strerror(errno));
+        code = tfpi_status_set(status, TFPI_IO_ERROR, "%s: write failed: %s", w->path, strerror(errno));
     w->file = NULL;
     return code;
 }

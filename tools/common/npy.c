@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 
 static const struct {
     const char *descr;
@@ -48,20 +48,20 @@ static tfpi_tensor *parse_header(const char *header, const char *path, tfpi_stat
         if (strstr(descr, npy_types[i].descr) == strchr(descr + 7, '\'') + 1)
             dtype = npy_types[i].dtype;
     if (!dtype) {
-        tp_error(status, TFPI_UNIMPLEMENTED,
+        tfpi_status_set(status, TFPI_UNIMPLEMENTED,
                  "%s: unsupported .npy type (float32, int32, int64, uint8, bool only)", path);
         return NULL;
     }
     const char *fortran = strstr(header, "'fortran_order'");
     const char *fortran_value = fortran ? fortran + strspn(fortran + 15, ": ") + 15 : NULL;
     if (!fortran_value || strncmp(fortran_value, "False", 5) != 0) {
-        tp_error(status, TFPI_UNIMPLEMENTED, "%s: Fortran-order .npy files are not supported", path);
+        tfpi_status_set(status, TFPI_UNIMPLEMENTED, "%s: Fortran-order .npy files are not supported", path);
         return NULL;
     }
     int64_t dims[TFPI_MAX_DIMS];
     int ndims = parse_shape(strstr(header, "'shape'"), dims);
     if (ndims < 0) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: malformed .npy shape", path);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: malformed .npy shape", path);
         return NULL;
     }
     return tfpi_tensor_new(dtype, dims, ndims, status);
@@ -71,7 +71,7 @@ tfpi_tensor *npy_read(const char *path, tfpi_status *status)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        tp_error(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
+        tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     unsigned char pre[12];
@@ -79,7 +79,7 @@ tfpi_tensor *npy_read(const char *path, tfpi_status *status)
     char *header = NULL;
     size_t header_len = 0, prefix = 0;
     if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: not a .npy file", path);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a .npy file", path);
     } else if (pre[6] == 1) {
         header_len = pre[8] | (size_t)pre[9] << 8;
         prefix = 10;
@@ -92,13 +92,13 @@ tfpi_tensor *npy_read(const char *path, tfpi_status *status)
         t = parse_header(header, path, status);
         size_t bytes = t ? tfpi_tensor_byte_size(t) : 0;
         if (t && fread(tfpi_tensor_data(t), 1, bytes, f) != bytes) {
-            tp_error(status, TFPI_INVALID_ARGUMENT, "%s: .npy data is truncated (need %zu bytes)", path,
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: .npy data is truncated (need %zu bytes)", path,
                      bytes);
             tfpi_tensor_free(t);
             t = NULL;
         }
     } else if (prefix) {
-        tp_error(status, TFPI_INVALID_ARGUMENT, "%s: truncated .npy header", path);
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: truncated .npy header", path);
     }
     free(header);
     fclose(f);
@@ -112,7 +112,7 @@ tfpi_code npy_write(const char *path, const tfpi_tensor *t, tfpi_status *status)
         if (npy_types[i].dtype == tfpi_tensor_dtype(t))
             descr = npy_types[i].descr;
     if (!descr)
-        return tp_error(status, TFPI_UNIMPLEMENTED, "%s: cannot write a %s tensor as .npy", path,
+        return tfpi_status_set(status, TFPI_UNIMPLEMENTED, "%s: cannot write a %s tensor as .npy", path,
                         tfpi_dtype_name(tfpi_tensor_dtype(t)));
     char header[512];
     int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
@@ -127,11 +127,11 @@ tfpi_code npy_write(const char *path, const tfpi_tensor *t, tfpi_status *status)
                              (unsigned char)(n >> 8)};
     FILE *f = fopen(path, "wb");
     if (!f)
-        return tp_error(status, TFPI_IO_ERROR, "%s: cannot create: %s", path, strerror(errno));
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: cannot create: %s", path, strerror(errno));
     size_t bytes = tfpi_tensor_byte_size(t);
     bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)n, f) == (size_t)n &&
               fwrite(tfpi_tensor_const_data(t), 1, bytes, f) == bytes;
     if (fclose(f) != 0 || !ok)
-        return tp_error(status, TFPI_IO_ERROR, "%s: write failed", path);
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: write failed", path);
     return TFPI_OK;
 }

@@ -98,7 +98,7 @@ tfpi_code transform_add_default_attributes(Tfpi__GraphDef *graph, const transfor
     (void)ctx;
     for (size_t i = 0; i < graph->n_node; i++)
         for (size_t d = 0; d < sizeof defaults / sizeof defaults[0]; d++)
-            if (op_matches(defaults[d].op, graph->node[i]->op) && !gd_attr(graph->node[i], defaults[d].attr))
+            if (op_matches(defaults[d].op, graph->node[i]->op) && !tp_attr(graph->node[i], defaults[d].attr))
                 add_default(graph->node[i], &defaults[d]);
     return TFPI_OK;
 }

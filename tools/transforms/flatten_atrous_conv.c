@@ -35,12 +35,12 @@ static bool int_values(const rw_graph *g, const char *input, int64_t n, int64_t 
 static bool plain_valid_conv(const Tfpi__NodeDef *conv)
 {
     char padding[16];
-    const Tfpi__AttrValue *strides = gd_attr(conv, "strides");
+    const Tfpi__AttrValue *strides = tp_attr(conv, "strides");
     bool unit = true;
     for (size_t i = 0; strides && strides->value_case == TFPI__ATTR_VALUE__VALUE_LIST && i < strides->list->n_i; i++)
         unit = unit && strides->list->i[i] == 1;
     return unit && rw_is_nhwc(conv) && rw_unit_dilations(conv) && rw_num_data_inputs(conv) == 2 &&
-           strcmp(gd_attr_string(conv, "padding", padding, sizeof padding, ""), "VALID") == 0;
+           strcmp(tp_attr_string(conv, "padding", padding, sizeof padding, ""), "VALID") == 0;
 }
 
 /* The filter with rate_h - 1 / rate_w - 1 zero rows / columns between taps. */

@@ -43,7 +43,7 @@ static bool find_conv(const rw_graph *g, const char *input, const transform_ctx 
     if ((!is_matmul && !is_depthwise && strcmp(conv->op, "Conv2D") != 0) || rw_num_data_inputs(conv) != 2 ||
         transform_is_output(ctx, conv->name) || (!is_matmul && !rw_is_nhwc(conv)))
         return false;
-    const Tfpi__AttrValue *transpose = gd_attr(conv, "transpose_b");
+    const Tfpi__AttrValue *transpose = tp_attr(conv, "transpose_b");
     site->transposed = is_matmul && transpose && transpose->value_case == TFPI__ATTR_VALUE__VALUE_B && transpose->b;
     site->conv = conv;
     site->weights = rw_source(g, conv->input[1], &site->weights_private);
@@ -206,7 +206,7 @@ static const batch_norm_layout *layout_of(const Tfpi__NodeDef *node)
 static bool foldable_batch_norm(const rw_graph *g, const Tfpi__NodeDef *bn, const batch_norm_layout *layout)
 {
     bool legacy = layout == &layouts[0];
-    const Tfpi__AttrValue *training = gd_attr(bn, "is_training");
+    const Tfpi__AttrValue *training = tp_attr(bn, "is_training");
     bool is_training = !training || training->value_case != TFPI__ATTR_VALUE__VALUE_B || training->b;
     return rw_num_data_inputs(bn) == 5 && (legacy || (!is_training && rw_is_nhwc(bn))) &&
            only_output_zero_used(g, bn);
@@ -222,8 +222,8 @@ static bool batch_norm_factors(const rw_graph *g, const Tfpi__NodeDef *bn, const
               channel_values(g, bn->input[layout->variance], n, false, variance) &&
               channel_values(g, bn->input[layout->beta], n, false, beta) &&
               channel_values(g, bn->input[layout->gamma], n, false, gamma);
-    const Tfpi__AttrValue *eps_attr = gd_attr(bn, layout->epsilon_attr);
-    const Tfpi__AttrValue *use_gamma = gd_attr(bn, "scale_after_normalization");
+    const Tfpi__AttrValue *eps_attr = tp_attr(bn, layout->epsilon_attr);
+    const Tfpi__AttrValue *use_gamma = tp_attr(bn, "scale_after_normalization");
     double epsilon = eps_attr && eps_attr->value_case == TFPI__ATTR_VALUE__VALUE_F ? eps_attr->f
                                                                                  : layout->default_epsilon;
     bool apply_gamma = layout != &layouts[0] ||

@@ -47,8 +47,8 @@ static bool fuse_one(rw_graph *g, fusion kind, const transform_ctx *ctx)
             continue;
         char mode[32] = "REFLECT";
         if (pad)
-            gd_attr_string(pad, "mode", mode, sizeof mode, "REFLECT");
-        const Tfpi__AttrValue *align = resize ? gd_attr(resize, "align_corners") : NULL;
+            tp_attr_string(pad, "mode", mode, sizeof mode, "REFLECT");
+        const Tfpi__AttrValue *align = resize ? tp_attr(resize, "align_corners") : NULL;
         bool align_corners = align && align->value_case == TFPI__ATTR_VALUE__VALUE_B && align->b;
         char *dummy = kind == FUSE_RESIZE ? zero_paddings(g, conv) : NULL;
         bool *candidates = xcalloc(g->def->n_node + 1, sizeof *candidates);

@@ -49,7 +49,7 @@ typedef struct print_settings {
 
 static void add_print(rw_graph *g, Tfpi__NodeDef *node, const print_settings *s)
 {
-    int type = gd_attr_type(node, "T", gd_attr_type(node, "dtype", TFPI_FLOAT));
+    int type = tp_attr_type(node, "T", tp_attr_type(node, "dtype", TFPI_FLOAT));
     int outputs = outputs_read(g->def, node);
     char base[300], message[600];
     snprintf(base, sizeof base, "%s__print__", node->name);

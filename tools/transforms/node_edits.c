@@ -54,7 +54,7 @@ tfpi_code transform_rename_attribute(Tfpi__GraphDef *graph, const transform_ctx 
     const char *op_name = transform_param_string(ctx, "op_name", "*");
     for (size_t i = 0; code == TFPI_OK && i < graph->n_node; i++) {
         Tfpi__NodeDef *node = graph->node[i];
-        if (!op_matches(node, op_name) || !gd_attr(node, old_name) || strcmp(old_name, new_name) == 0)
+        if (!op_matches(node, op_name) || !tp_attr(node, old_name) || strcmp(old_name, new_name) == 0)
             continue;
         gd_attr_remove(node, new_name); /* the renamed one replaces it */
         for (size_t a = 0; a < node->n_attr; a++)

@@ -78,7 +78,7 @@ Tfpi__NodeDef *rw_private_input(const rw_graph *g, const Tfpi__NodeDef *node, in
 
 bool rw_unit_dilations(const Tfpi__NodeDef *node)
 {
-    const Tfpi__AttrValue *d = gd_attr(node, "dilations");
+    const Tfpi__AttrValue *d = tp_attr(node, "dilations");
     if (!d || d->value_case != TFPI__ATTR_VALUE__VALUE_LIST)
         return true;
     for (size_t i = 0; i < d->list->n_i; i++)
@@ -90,7 +90,7 @@ bool rw_unit_dilations(const Tfpi__NodeDef *node)
 bool rw_is_nhwc(const Tfpi__NodeDef *node)
 {
     char format[16];
-    return strcmp(gd_attr_string(node, "data_format", format, sizeof format, "NHWC"), "NHWC") == 0;
+    return strcmp(tp_attr_string(node, "data_format", format, sizeof format, "NHWC"), "NHWC") == 0;
 }
 
 void rw_set_data_inputs(Tfpi__NodeDef *node, const char *const *inputs, int n)
@@ -208,7 +208,7 @@ bool rw_const_value(const Tfpi__NodeDef *node, tfpi_tensor *out, void **owned)
     *owned = NULL;
     if (strcmp(node->op, "Const") != 0)
         return false;
-    const Tfpi__AttrValue *value = gd_attr(node, "value");
+    const Tfpi__AttrValue *value = tp_attr(node, "value");
     tfpi_status ignored;
     return value && value->value_case == TFPI__ATTR_VALUE__VALUE_TENSOR &&
            gd_tensor_value(value->tensor, out, owned, node->name, &ignored) == TFPI_OK;

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "graphdef_inspect.h"
-#include "core/status.h"
+#include "tfpi.h"
 
 tfpi_code transform_fail(const transform_ctx *ctx, tfpi_code code, const char *fmt, ...)
 {
@@ -18,7 +18,7 @@ tfpi_code transform_fail(const transform_ctx *ctx, tfpi_code code, const char *f
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    return tp_error(ctx->status, code, "transform '%s': %s", ctx->call->name, detail);
+    return tfpi_status_set(ctx->status, code, "transform '%s': %s", ctx->call->name, detail);
 }
 
 static const transform_param *find_param(const transform_ctx *ctx, const char *name)

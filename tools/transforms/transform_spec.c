@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "tfpi.h"
 #include "xalloc.h"
 
 typedef struct scanner {
@@ -17,9 +17,9 @@ typedef struct scanner {
 static tfpi_code fail(scanner *s, const char *what)
 {
     if (*s->p)
-        return tp_error(s->status, TFPI_INVALID_ARGUMENT, "--transforms: %s at character %d ('%c')", what,
+        return tfpi_status_set(s->status, TFPI_INVALID_ARGUMENT, "--transforms: %s at character %d ('%c')", what,
                         (int)(s->p - s->text) + 1, *s->p);
-    return tp_error(s->status, TFPI_INVALID_ARGUMENT, "--transforms: %s at the end", what);
+    return tfpi_status_set(s->status, TFPI_INVALID_ARGUMENT, "--transforms: %s at the end", what);
 }
 
 static void skip_space(scanner *s)
