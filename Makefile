@@ -229,7 +229,7 @@ $(BIN)/tests/%: $(OBJ)/tests/unit/%.o $(TEST_COMMON_OBJS) $(LIBTOOLS) $(LIBTFPI)
 # ---- run -------------------------------------------------------------------
 test: tests
 	BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) CC="$(CC)" CROSS_PREFIX="$(CROSS_PREFIX)" \
-	    SYSROOT="$(SYSROOT)" MULTIARCH="$(MULTIARCH)" SONAME=$(SONAME) VERSION=$(VERSION) \
+	    SYSROOT="$(SYSROOT)" MULTIARCH="$(MULTIARCH)" SONAME=$(SONAME) VERSION=$(VERSION) SANITIZE="$(SANITIZE)" \
 	    sh tests/run_tests.sh
 
 # fp32_peak (an FMA loop timing this CPU's float peak) is a bench helper.
