@@ -229,7 +229,7 @@ $(BIN)/tests/%: $(OBJ)/tests/unit/%.o $(TEST_COMMON_OBJS) $(LIBTOOLS) $(LIBTFPI)
 # ---- run -------------------------------------------------------------------
 test: tests
 	BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) CC="$(CC)" CROSS_PREFIX="$(CROSS_PREFIX)" \
-	    SYSROOT="$(SYSROOT)" MULTIARCH="$(MULTIARCH)" SONAME=$(SONAME) VERSION=$(VERSION) SANITIZE="$(SANITIZE)" \
+	    SYSROOT="$(SYSROOT)" MULTIARCH="$(MULTIARCH)" SANITIZE="$(SANITIZE)" $(INSTALL_ENV) \
 	    sh tests/run_tests.sh
 
 # fp32_peak (an FMA loop timing this CPU's float peak) is a bench helper.
@@ -240,6 +240,23 @@ $(BIN)/fp32_peak: $(OBJ)/tests/bench/fp32_peak.o $(LIBTOOLS) $(LIBTFPI)
 
 bench: $(TOOL_BINS) $(BIN)/fp32_peak
 	BIN=$(BIN) sh tests/bench.sh
+
+# ---- install ---------------------------------------------------------------
+# packaging/install.sh copies this target's build (or removes it again); the
+# test suite and `make deb` call it the same way.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+INSTALL_ENV = BUILD=$(BUILD) PROGRAMS="$(TOOLS) $(EXAMPLES) camera" VERSION=$(VERSION) SONAME=$(SONAME) \
+              PREFIX=$(PREFIX) BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+              DATADIR=$(DATADIR) PYTHONDIR=$(PYTHONDIR) DESTDIR="$(DESTDIR)"
+install: all
+	$(INSTALL_ENV) sh packaging/install.sh install
+uninstall:
+	$(INSTALL_ENV) sh packaging/install.sh uninstall
 
 clean:
 	rm -rf gen
