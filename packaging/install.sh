@@ -55,9 +55,10 @@ generate() {
         sed -e "s|@PREFIX@|$PREFIX|" -e "s|@LIBDIR@|$libdir|" -e "s|@VERSION@|$VERSION|" \
             packaging/tfpi.pc.in ;;
     */_installed.py)
-        printf '"""Written by make install: where libtfpi.so is, from this folder."""\n'
+        printf '"""Written by make install: where libtfpi.so and share/tfpi are, from this folder."""\n'
         printf 'SONAME = "%s"\n' "$SONAME"
-        printf 'LIBDIR_FROM_PACKAGE = "%s"\n' "$(realpath -m --relative-to="$PYTHONDIR/tfpi" "$LIBDIR")" ;;
+        printf 'LIBDIR_FROM_PACKAGE = "%s"\n' "$(realpath -m --relative-to="$PYTHONDIR/tfpi" "$LIBDIR")"
+        printf 'DATADIR_FROM_PACKAGE = "%s"\n' "$(realpath -m --relative-to="$PYTHONDIR/tfpi" "$DATADIR/tfpi")" ;;
     *) die "no generator for $1" ;;
     esac
 }

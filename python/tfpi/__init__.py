@@ -10,6 +10,7 @@ any Linux, over libtfpi.so with ctypes and numpy (no compiler needed).
 tfpi.Interpreter offers the tflite_runtime Interpreter's methods instead.
 """
 from ._library import lib as _lib
+from .data import data_file
 from .errors import TfpiError
 from .graph import Graph
 from .image import decode_image, image_to_input, load_image
@@ -17,7 +18,7 @@ from .interpreter import Interpreter
 from .session import Session
 
 __all__ = ["Graph", "Session", "Interpreter", "TfpiError", "decode_image", "load_image",
-           "image_to_input", "version"]
+           "image_to_input", "data_file", "version"]
 
 
 def version():

@@ -202,6 +202,22 @@ def test_mobilenet():
           "%s %s" % (inp, out))
 
 
+def test_examples():
+    """pi_examples/python: label_image.py prints what label_image prints;
+    camera.py labels a one-frame 'video' (an image file) with the same top."""
+    want = subprocess.run([os.path.join(BIN, "label_image")], capture_output=True, text=True).stdout
+    got = subprocess.run([sys.executable, "pi_examples/python/label_image.py"], capture_output=True,
+                         text=True)
+    check("pi_examples/python/label_image.py prints label_image's top 5",
+          got.returncode == 0 and got.stdout == want and want.count("\n") == 5,
+          "got %r %r, want %r" % (got.stdout, got.stderr[-300:], want))
+    got = subprocess.run([sys.executable, "pi_examples/python/camera.py", IMAGE], capture_output=True,
+                         text=True)
+    check("pi_examples/python/camera.py labels the frames of a file source",
+          got.returncode == 0 and got.stdout.startswith(want.split(" (")[0] + " 0.3"),
+          "got %r %r" % (got.stdout, got.stderr[-300:]))
+
+
 def test_two_threads():
     """Two Python threads share one session, each with its own image; every
     result must equal that image's single-threaded result."""
@@ -267,7 +283,7 @@ def test_errors():
     expect_error("a closed Session says so", "closed", lambda: kept.run({"input": x}, OUTPUT), ValueError)
 
 
-for test in (test_version, test_dtypes, test_string_decode, test_mobilenet, test_two_threads,
+for test in (test_version, test_dtypes, test_string_decode, test_mobilenet, test_examples, test_two_threads,
              test_image_helpers, test_errors):
     try:
         test()
