@@ -254,9 +254,14 @@ INSTALL_ENV = BUILD=$(BUILD) PROGRAMS="$(TOOLS) $(EXAMPLES) camera" VERSION=$(VE
               PREFIX=$(PREFIX) BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
               DATADIR=$(DATADIR) PYTHONDIR=$(PYTHONDIR) DESTDIR="$(DESTDIR)"
 install: all
-	$(INSTALL_ENV) sh packaging/install.sh install
+	$(Q)$(INSTALL_ENV) sh packaging/install.sh install
 uninstall:
-	$(INSTALL_ENV) sh packaging/install.sh uninstall
+	$(Q)$(INSTALL_ENV) sh packaging/install.sh uninstall
+
+# Debian packages (packaging/make_deb.sh) into gen/<target>/deb/.
+deb: all
+	$(Q)$(INSTALL_ENV) DEBIAN_ARCH=$(or $(DEBIAN_ARCH),$(shell dpkg --print-architecture)) \
+	    MULTIARCH=$(MULTIARCH) CROSS_PREFIX=$(CROSS_PREFIX) QEMU="$(QEMU)" OUT=$(BUILD)/deb sh packaging/make_deb.sh
 
 clean:
 	rm -rf gen
