@@ -111,6 +111,17 @@ package() {
     echo "  DEB     $OUT/${name}_${VERSION}_$arch.deb"
 }
 
+# Static tools (cross targets) are meant to be: they run on any Pi OS with
+# nothing else installed, so lintian is told so.
+if [ -z "$("$READELF" -d "$stage"/usr/bin/label_image | grep NEEDED)" ]; then
+    mkdir -p "$stage/usr/share/lintian/overrides"
+    {
+        echo "# Static on purpose: the tools run on any Pi OS of their word size with nothing installed."
+        echo "tfpi-tools: statically-linked-binary [usr/bin/*]"
+        echo "tfpi-tools: embedded-library * [usr/bin/*]"
+    } >"$stage/usr/share/lintian/overrides/tfpi-tools"
+fi
+
 L=$LIBDIR_REL
 lib_depends=$(sh packaging/deb_depends.sh "$shlibs" "$stage/$L/libtfpi.so.$VERSION")
 tools_depends=$(sh packaging/deb_depends.sh "$shlibs" "$stage"/usr/bin/*)
@@ -136,6 +147,6 @@ package tfpi-tools "$DEBIAN_ARCH" science \
     "$tools_depends" foreign \
     "run TensorFlow 1.x frozen graphs - tools and examples" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds label_image, camera, run_graph, benchmark_model and the model tools, with the MobileNet v1 0.25 224 model label_image and camera use by default." \
-    usr/bin usr/share/tfpi usr/share/man
+    usr/bin usr/share/tfpi usr/share/man $([ ! -d "$stage/usr/share/lintian" ] || echo usr/share/lintian)
 left=$(cd "$stage" && find . -type f | head -n 3)
 [ -z "$left" ] || die "files in no package: $left"
