@@ -93,6 +93,11 @@ tfpi_code tp_expect_inputs(tp_op_ctx *ctx, int min, int max);
 tfpi_code tp_expect_dtype(tp_op_ctx *ctx, int input, tfpi_dtype dtype);
 /* Checks for exactly one input, of this dtype. */
 tfpi_code tp_expect_one_input(tp_op_ctx *ctx, tfpi_dtype dtype);
+/* Sets output o's dtype and shape, after checking that the shape is valid
+ * (no negative dim, and the bytes within what a tensor may hold): kernels
+ * whose output shape comes from input values (computed with
+ * core/checked_math.h) call this before they use it. */
+tfpi_code tp_set_output(tp_op_ctx *ctx, int o, tfpi_dtype dtype, int ndims, const int64_t *dims);
 /* Error unless input i's value is known while planning. */
 tfpi_code tp_expect_known(tp_op_ctx *ctx, int input);
 
