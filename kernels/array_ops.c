@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked_math.h"
 #include "kernel/kernel.h"
 #include "graph/tensor_proto.h"
 
@@ -44,8 +45,7 @@ static tfpi_code identity_prepare(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims, in->dims);
 }
 
 /* Used for every aliasing op: the planner pointed output 0 at input 0. */
@@ -92,8 +92,8 @@ static tfpi_code reshape_prepare(tp_op_ctx *ctx)
             infer = i;
         else if (dims[i] < 0)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has invalid size %lld", (long long)dims[i]);
-        else
-            known *= dims[i];
+        else if (!tp_checked_mul(known, dims[i], &known))
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has too many elements");
     }
     int64_t total = tp_num_elements(in);
     if (infer >= 0) {
@@ -108,8 +108,7 @@ static tfpi_code reshape_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "cannot reshape %s (%lld elements) to %lld elements",
                        tp_shape_string(in, s, sizeof s), (long long)total, (long long)known);
     }
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, (int)n, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, (int)n, dims);
 }
 
 static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
@@ -136,8 +135,7 @@ static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
     for (int i = 0; i < in->ndims; i++)
         if (!(num_axes > 0 ? drop[i] : in->dims[i] == 1))
             dims[n++] = in->dims[i];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, n, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, n, dims);
 }
 
 static tfpi_code expand_dims_prepare(tp_op_ctx *ctx)
@@ -160,8 +158,7 @@ static tfpi_code expand_dims_prepare(tp_op_ctx *ctx)
     int64_t dims[TFPI_MAX_DIMS];
     for (int i = 0, j = 0; i <= in->ndims; i++)
         dims[i] = i == axis ? 1 : in->dims[j++];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims + 1, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims + 1, dims);
 }
 
 /* Shape is known once the input's shape is: computed here, never run. */
