@@ -190,7 +190,7 @@ static tfpi_code shape_prepare(tp_op_ctx *ctx)
 const tp_kernel tp_kernels_array_ops[] = {
     TP_KERNEL("Const", const_prepare, nothing_to_run, free_state, 0),
     TP_KERNEL("Placeholder", placeholder_prepare, nothing_to_run, NULL, 0),
-    TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, 0),
+    TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, TP_OUTPUTS(0)),
     TP_KERNEL("PlaceholderWithDefault", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("Identity", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("StopGradient", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
