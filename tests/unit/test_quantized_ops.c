@@ -3,6 +3,7 @@
  * hand-computed codes, QuantizedBiasAdd, QuantizedRelu6, the pools, and the
  * integer kernels (QuantizedConv2D on both of its paths, QuantizedMatMul
  * with transposes, QuantizedMul, QuantizedAdd) against naive int64 loops
+ * (and QuantizedResizeBilinear, the batch and instance norms by hand)
  * reduced modulo 2^32 on random codes and ranges, on 1 and 3 threads; then
  * every bad input (inverted, NaN and infinite ranges, mismatched shapes, an
  * MKL-only op) fails with an error naming the node. */
@@ -340,6 +341,66 @@ static void test_mul_and_add(void)
     }
 }
 
+static void test_resize_bilinear(void)
+{
+    /* docs 6.1: 2x2 {0,255; 255,0} to 4x4, legacy centres, 7-bit weights, truncating steps */
+    const uint8_t q[4] = {0, 255, 255, 0};
+    const int32_t size[2] = {4, 4};
+    int64_t dims[4] = {1, 2, 2, 1}, two = 2, out_dims[4] = {1, 4, 4, 1};
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
+    gb_const(g, "size", TFPI_INT32, &two, 1, size);
+    range_consts(g, "x", -1, 1);
+    gb_node(g, "QuantizedResizeBilinear", "out", "x", "size", "x_min", "x_max", NULL);
+    tfpi_status status;
+    CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, out_dims,
+                 (const uint8_t[]){0, 128, 255, 255, 128, 128, 128, 128, 255, 128, 0, 0, 255, 128, 0, 0});
+}
+
+static void test_norms(void)
+{
+    /* batch norm with mean 0, variance 1, beta 0: the output is t again, as qint32 of +-2^20 */
+    const uint8_t t[3] = {0, 128, 255}, zero = 0, full = 255;
+    int64_t dims[4] = {1, 1, 3, 1}, one = 1;
+    gb_graph *g = gb_new();
+    gb_const(g, "t", TFPI_QUINT8, dims, 4, t);
+    gb_const(g, "m", TFPI_QUINT8, &one, 1, &zero);
+    gb_const(g, "v", TFPI_QUINT8, &one, 1, &full);
+    range_consts(g, "t", -1, 1);
+    range_consts(g, "u", 0, 1);
+    gb_node(g, "QuantizedBatchNormWithGlobalNormalization", "out", "t", "t_min", "t_max", "m", "u_min", "u_max", "v",
+            "u_min", "u_max", "m", "u_min", "u_max", "v", "u_min", "u_max", NULL);
+    tfpi_tensor *got[3];
+    tfpi_status status;
+    if (run3(g, 1, got, &status) == TFPI_OK) {
+        const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8), *i32 = tp_qtype_of(TFPI_QINT32);
+        for (int i = 0; i < 3; i++)
+            CHECK_NEAR(tp_q_q2f(((const int32_t *)tfpi_tensor_data(got[0]))[i], -1048576, 1048576, i32),
+                       tp_q_q2f(t[i], -1, 1, u8), 2e-3);
+        CHECK(scalar(got[2]) == 1048576.0f);
+        free3(got);
+    } else {
+        CHECK_MSG(0, "%s", status.message);
+    }
+    /* instance norm: each channel to mean 0, deviation 1; codes of the output's own range */
+    const uint8_t x[4] = {0, 10, 255, 30};
+    int64_t x_dims[4] = {1, 1, 2, 2};
+    g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, x_dims, 4, x);
+    range_consts(g, "x", 0, 2);
+    gb_node(g, "QuantizedInstanceNorm", "out", "x", "x_min", "x_max", NULL);
+    if (run3(g, 1, got, &status) == TFPI_OK) {
+        /* channel 1 reaches only -+0.99919 (epsilon): -127.4 steps from the middle, code 1 */
+        CHECK_TENSOR(got[0], TFPI_QUINT8, 4, x_dims, (const uint8_t[]){0, 1, 255, 255});
+        CHECK_NEAR(scalar(got[1]), -1.0, 1e-4);
+        CHECK_NEAR(scalar(got[2]), 1.0, 1e-4);
+        tfpi_tensor_free(got[1]);
+        tfpi_tensor_free(got[2]);
+    } else {
+        CHECK_MSG(0, "%s", status.message);
+    }
+}
+
 /* A QuantizedRelu over [min, max] must fail naming node 'out' with fragment. */
 static void check_range_error(float min, float max, const char *fragment)
 {
@@ -401,6 +462,8 @@ int main(void)
     RUN(test_conv_matches_naive_loop);
     RUN(test_matmul_matches_naive_loop);
     RUN(test_mul_and_add);
+    RUN(test_resize_bilinear);
+    RUN(test_norms);
     RUN(test_errors);
     return check_summary();
 }
