@@ -3,8 +3,9 @@
  * (input - input zero) * (weight - weight zero), where a zero is the code
  * TF's FloatToQuantizedUnclamped gives 0.0 (../shared/docs/quantized.md
  * 3.1, 3.2), and the range of the product. Both run the 8-bit GEMM of
- * src/compute/qgemm.c with the weights' column sums computed while
- * planning; a convolution copies each output pixel's taps into a row
+ * src/compute/qgemm_kernel.c with the weights packed (and their column
+ * sums computed) while planning; a convolution copies each output pixel's
+ * taps into a row (1x1 convolutions read the input in place)
  * (padding taps hold the input zero, which contributes nothing). An input
  * whose zero lies outside 0..255 cannot pad that way and takes the direct
  * loop, as TF's reference path does. TF's patch origin is kept: for VALID
@@ -13,21 +14,21 @@
 #include <string.h>
 
 #include "kernel/kernel.h"
-#include "compute/qgemm.h"
+#include "compute/qgemm_kernel.h"
 #include "compute/quantized_args.h"
 #include "compute/window_geometry.h"
 
 typedef struct qconv_state {
     tp_window_params params;
-    int64_t k;             /* taps * input channels */
-    uint32_t *col_sums;    /* of the filter, when it is known while planning */
+    int64_t k;               /* taps * input channels */
+    tp_qgemm_packed weights; /* packed while planning when the filter is known */
 } qconv_state;
 
 static void qconv_release(void *state)
 {
     qconv_state *s = state;
     if (s)
-        free(s->col_sums);
+        tp_qgemm_packed_free(&s->weights);
     free(s);
 }
 
@@ -38,16 +39,11 @@ static int64_t patch_origin(bool same, int64_t out, int64_t stride, int64_t wind
     return ((out - 1) * stride + window - in + (same ? 0 : 1)) / 2;
 }
 
-/* Column sums of a known [k][n] weight matrix into *sums (NULL if unknown). */
-static tfpi_code known_col_sums(tp_op_ctx *ctx, const tfpi_tensor *w, int64_t k, int64_t n, uint32_t **sums)
+/* Packs a known [k][n] weight matrix into *packed (left empty if unknown). */
+static tfpi_code pack_known(tp_op_ctx *ctx, const uint8_t *w, int64_t k, int64_t n, tp_qgemm_packed *packed)
 {
-    *sums = NULL;
-    if (!w->data)
-        return TFPI_OK;
-    *sums = malloc(sizeof **sums * (size_t)(n ? n : 1));
-    if (!*sums)
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the weights' sums");
-    tp_qgemm_col_sums(w->data, k, n, *sums);
+    if (w && !tp_qgemm_pack(tp_qgemm_best_isa(), w, k, n, packed))
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the weights");
     return TFPI_OK;
 }
 
@@ -75,7 +71,7 @@ static tfpi_code qconv_prepare(tp_op_ctx *ctx)
     p->pad_top = patch_origin(same, p->out_h, p->stride_h, p->window_h, p->in_h);
     p->pad_left = patch_origin(same, p->out_w, p->stride_w, p->window_w, p->in_w);
     s->k = p->window_h * p->window_w * p->in_c;
-    if ((code = known_col_sums(ctx, ctx->inputs[1], s->k, p->out_c, &s->col_sums)) != TFPI_OK)
+    if ((code = pack_known(ctx, ctx->inputs[1]->data, s->k, p->out_c, &s->weights)) != TFPI_OK)
         return code;
     int64_t dims[4] = {p->batch, p->out_h, p->out_w, p->out_c};
     return tp_q_prepare_outputs(ctx, TFPI_QINT32, 4, dims);
@@ -106,69 +102,76 @@ static void qconv_direct(const tp_window_params *p, const uint8_t *in, const uin
                 }
 }
 
-enum { ROWS_PER_CHUNK = 16 };
+enum { ROWS_PER_CHUNK = 24 };
 
-typedef struct qconv_job {
-    const tp_window_params *p;
-    const uint8_t *in;
-    tp_qgemm gemm; /* a, m are set per chunk */
-    bool direct_rows; /* 1x1, stride 1, no padding: the input is A */
+/* One GEMM whose A rows are made by `gather` (row index -> row_bytes codes,
+ * zero-padded past k), split over the pool in chunks of rows; or, when
+ * `direct` is set, read in place at direct + row * k. */
+typedef struct qgemm_job {
+    const tp_qgemm_packed *weights;
+    int64_t rows;
+    void (*gather)(const struct qgemm_job *job, int64_t row, uint8_t *dst);
+    const tp_window_params *conv;
+    const uint8_t *source, *direct;
+    int64_t source_cols; /* matmul: columns of the stored A */
+    bool transposed;
+    int32_t a_zero, b_zero;
+    int32_t *c;
     bool failed;
-} qconv_job;
+} qgemm_job;
 
-/* Copies the taps of output pixel `row` into dst (k codes). */
-static void gather_taps(const tp_window_params *p, const uint8_t *in, int64_t row, uint8_t zero, uint8_t *dst)
+static void qgemm_chunks(void *arg, int64_t begin, int64_t end)
 {
+    qgemm_job *job = arg;
+    const tp_qgemm_packed *w = job->weights;
+    const int64_t row_bytes = tp_qgemm_row_bytes(w);
+    uint8_t *rows = job->direct ? NULL : calloc((size_t)(ROWS_PER_CHUNK * row_bytes + 1), 1);
+    if (!job->direct && !rows) {
+        job->failed = true;
+        return;
+    }
+    for (int64_t chunk = begin; chunk < end; chunk++) {
+        int64_t first = chunk * ROWS_PER_CHUNK;
+        int64_t count = job->rows - first < ROWS_PER_CHUNK ? job->rows - first : ROWS_PER_CHUNK;
+        const uint8_t *a = job->direct ? job->direct + first * w->k : rows;
+        for (int64_t r = 0; !job->direct && r < count; r++)
+            job->gather(job, first + r, rows + r * row_bytes);
+        tp_qgemm_packed_rows(w, a, job->direct ? w->k : row_bytes, count, job->a_zero, job->b_zero,
+                             job->c + first * w->n, w->n);
+    }
+    free(rows);
+}
+
+static tfpi_code run_qgemm(tp_op_ctx *ctx, qgemm_job *job)
+{
+    tp_parallel_for(ctx->pool, (job->rows + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK, 1, qgemm_chunks, job);
+    return job->failed ? tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the product's rows") : TFPI_OK;
+}
+
+/* Copies the taps of output pixel `row` into dst (padding taps: the input zero). */
+static void gather_taps(const qgemm_job *job, int64_t row, uint8_t *dst)
+{
+    const tp_window_params *p = job->conv;
     int64_t ox = row % p->out_w, oy = row / p->out_w % p->out_h, b = row / (p->out_w * p->out_h);
     for (int64_t fy = 0; fy < p->window_h; fy++) {
         int64_t y = oy * p->stride_h - p->pad_top + fy;
         for (int64_t fx = 0; fx < p->window_w; fx++, dst += p->in_c) {
             int64_t x = ox * p->stride_w - p->pad_left + fx;
             if (y < 0 || y >= p->in_h || x < 0 || x >= p->in_w)
-                memset(dst, zero, (size_t)p->in_c);
+                memset(dst, (uint8_t)job->a_zero, (size_t)p->in_c);
             else
-                memcpy(dst, in + ((b * p->in_h + y) * p->in_w + x) * p->in_c, (size_t)p->in_c);
+                memcpy(dst, job->source + ((b * p->in_h + y) * p->in_w + x) * p->in_c, (size_t)p->in_c);
         }
     }
 }
 
-static void qconv_chunks(void *arg, int64_t begin, int64_t end)
+/* The planned weights, or `w` packed now into *scratch. */
+static const tp_qgemm_packed *weights_for_run(const tp_qgemm_packed *planned, const uint8_t *w, int64_t k,
+                                              int64_t n, tp_qgemm_packed *scratch)
 {
-    qconv_job *job = arg;
-    tp_qgemm g = job->gemm;
-    if (job->direct_rows) {
-        g.a = job->in;
-        tp_qgemm_rows(&g, begin * ROWS_PER_CHUNK, end * ROWS_PER_CHUNK < g.m ? end * ROWS_PER_CHUNK : g.m);
-        return;
-    }
-    uint8_t *rows = malloc((size_t)(ROWS_PER_CHUNK * g.k));
-    if (!rows) {
-        job->failed = true;
-        return;
-    }
-    for (int64_t chunk = begin; chunk < end; chunk++) {
-        int64_t first = chunk * ROWS_PER_CHUNK, count = g.m - first < ROWS_PER_CHUNK ? g.m - first : ROWS_PER_CHUNK;
-        for (int64_t r = 0; r < count; r++)
-            gather_taps(job->p, job->in, first + r, (uint8_t)g.a_zero, rows + r * g.k);
-        tp_qgemm part = g;
-        part.a = rows;
-        part.c = g.c + first * g.ldc;
-        tp_qgemm_rows(&part, 0, count);
-    }
-    free(rows);
-}
-
-/* The sums of the weights: planned, or computed now into *owned. */
-static const uint32_t *weight_sums(const uint32_t *planned, const uint8_t *w, int64_t k, int64_t n,
-                                   uint32_t **owned)
-{
-    *owned = NULL;
-    if (planned)
+    if (planned->panels)
         return planned;
-    *owned = malloc(sizeof **owned * (size_t)(n ? n : 1));
-    if (*owned)
-        tp_qgemm_col_sums(w, k, n, *owned);
-    return *owned;
+    return tp_qgemm_pack(tp_qgemm_best_isa(), w, k, n, scratch) ? scratch : NULL;
 }
 
 static tfpi_code qconv_run(tp_op_ctx *ctx)
@@ -184,26 +187,22 @@ static tfpi_code qconv_run(tp_op_ctx *ctx)
     int32_t zi = (int32_t)(uint32_t)tp_q_f2qu(0.0, in_min, in_max, u8);
     int32_t zf = (int32_t)(uint32_t)tp_q_f2qu(0.0, f_min, f_max, u8);
     const uint8_t *in = ctx->inputs[0]->data, *filter = ctx->inputs[1]->data;
-    int32_t *out = ctx->outputs[0].data;
     if (zi < 0 || zi > 255) {
-        qconv_direct(p, in, filter, zi, zf, out);
+        qconv_direct(p, in, filter, zi, zf, ctx->outputs[0].data);
     } else {
-        uint32_t *owned;
-        const uint32_t *sums = weight_sums(s->col_sums, filter, s->k, p->out_c, &owned);
-        if (!sums)
-            return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the filter's sums");
-        qconv_job job = {
-            .p = p, .in = in,
-            .gemm = {.m = p->batch * p->out_h * p->out_w, .n = p->out_c, .k = s->k, .lda = s->k, .b = filter,
-                     .b_col_sums = sums, .a_zero = zi, .b_zero = zf, .c = out, .ldc = p->out_c},
-            .direct_rows = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
-                           p->pad_top == 0 && p->pad_left == 0,
-        };
-        int64_t chunks = (job.gemm.m + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK;
-        tp_parallel_for(ctx->pool, chunks, 1, qconv_chunks, &job);
-        free(owned);
-        if (job.failed)
-            return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the convolution's rows");
+        tp_qgemm_packed scratch = {0};
+        const tp_qgemm_packed *w = weights_for_run(&s->weights, filter, s->k, p->out_c, &scratch);
+        if (!w)
+            return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the filter");
+        bool in_place = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->pad_top == 0 &&
+                        p->pad_left == 0 && s->k % 4 == 0;
+        qgemm_job job = {.weights = w, .rows = p->batch * p->out_h * p->out_w, .gather = gather_taps, .conv = p,
+                         .source = in, .direct = in_place ? in : NULL, .a_zero = zi, .b_zero = zf,
+                         .c = ctx->outputs[0].data};
+        code = run_qgemm(ctx, &job);
+        tp_qgemm_packed_free(&scratch);
+        if (code != TFPI_OK)
+            return code;
     }
     tp_q_range_for_multiplication(in_min, in_max, f_min, f_max, tp_qtype_of(TFPI_QINT32), &out_min, &out_max);
     tp_q_write_range(ctx, 1, out_min, out_max);
@@ -215,27 +214,33 @@ static tfpi_code qconv_run(tp_op_ctx *ctx)
 typedef struct qmatmul_state {
     int64_t m, n, k;
     bool transpose_a, transpose_b;
-    uint8_t *a_packed; /* transpose_a: A as [m][k] */
-    uint8_t *b_packed; /* transpose_b: B as [k][n], filled while planning if known */
-    uint32_t *col_sums;
+    tp_qgemm_packed weights; /* b, packed while planning if known */
 } qmatmul_state;
 
 static void qmatmul_release(void *state)
 {
     qmatmul_state *s = state;
-    if (s) {
-        free(s->a_packed);
-        free(s->b_packed);
-        free(s->col_sums);
-    }
+    if (s)
+        tp_qgemm_packed_free(&s->weights);
     free(s);
 }
 
-static void transpose_u8(const uint8_t *src, int64_t rows, int64_t cols, uint8_t *dst)
+/* b as [k][n] (transposed from [n][k] if needed) into a new buffer. */
+static uint8_t *b_as_k_by_n(const uint8_t *b, int64_t k, int64_t n, bool transposed)
 {
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = 0; c < cols; c++)
-            dst[c * rows + r] = src[r * cols + c];
+    uint8_t *out = malloc((size_t)(k * n + 1));
+    for (int64_t i = 0; out && i < k; i++)
+        for (int64_t j = 0; j < n; j++)
+            out[i * n + j] = transposed ? b[j * k + i] : b[i * n + j];
+    return out;
+}
+
+static tfpi_code pack_b(tp_op_ctx *ctx, const qmatmul_state *s, const uint8_t *b, tp_qgemm_packed *packed)
+{
+    uint8_t *kn = b_as_k_by_n(b, s->k, s->n, s->transpose_b);
+    bool ok = kn && tp_qgemm_pack(tp_qgemm_best_isa(), kn, s->k, s->n, packed);
+    free(kn);
+    return ok ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing b");
 }
 
 static tfpi_code qmatmul_prepare(tp_op_ctx *ctx)
@@ -264,22 +269,22 @@ static tfpi_code qmatmul_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "matrix size-incompatible: %s and %s (transpose_a %d, transpose_b %d)",
                        tp_shape_string(a, a_shape, sizeof a_shape), tp_shape_string(b, b_shape, sizeof b_shape),
                        s->transpose_a, s->transpose_b);
-    size_t a_bytes = (size_t)(s->m * s->k), b_bytes = (size_t)(s->k * s->n);
-    if ((s->transpose_a && !(s->a_packed = malloc(a_bytes ? a_bytes : 1))) ||
-        (s->transpose_b && !(s->b_packed = malloc(b_bytes ? b_bytes : 1))))
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the transposed operands");
-    if (s->transpose_b && b->data)
-        transpose_u8(b->data, s->n, s->k, s->b_packed);
-    tfpi_tensor packed_b = *b;
-    if (s->transpose_b)
-        packed_b.data = b->data ? s->b_packed : NULL;
-    if ((code = known_col_sums(ctx, &packed_b, s->k, s->n, &s->col_sums)) != TFPI_OK)
+    if (b->data && (code = pack_b(ctx, s, b->data, &s->weights)) != TFPI_OK)
         return code;
     int64_t dims[2] = {s->m, s->n};
     return tp_q_prepare_outputs(ctx, TFPI_QINT32, 2, dims);
 }
 
-static void qmatmul_rows(void *arg, int64_t begin, int64_t end) { tp_qgemm_rows(arg, begin, end); }
+/* Row `row` of A (zero-padded past k). */
+static void gather_a_row(const qgemm_job *job, int64_t row, uint8_t *dst)
+{
+    const int64_t k = job->weights->k;
+    if (job->transposed) /* stored [k][m] */
+        for (int64_t i = 0; i < k; i++)
+            dst[i] = job->source[i * job->source_cols + row];
+    else
+        memcpy(dst, job->source + row * k, (size_t)k);
+}
 
 static tfpi_code qmatmul_run(tp_op_ctx *ctx)
 {
@@ -292,27 +297,23 @@ static tfpi_code qmatmul_run(tp_op_ctx *ctx)
     if (!(a_max > a_min) || !(b_max > b_min))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "ranges must not be empty: a [%g, %g], b [%g, %g]",
                        (double)a_min, (double)a_max, (double)b_min, (double)b_max);
+    tp_qgemm_packed scratch = {0};
+    const tp_qgemm_packed *w = &s->weights;
+    if (!w->panels && (code = pack_b(ctx, s, ctx->inputs[1]->data, &scratch)) != TFPI_OK)
+        return code;
+    if (!w->panels)
+        w = &scratch;
     const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
-    const uint8_t *a = ctx->inputs[0]->data, *b = ctx->inputs[1]->data;
-    if (s->transpose_a) {
-        transpose_u8(a, s->k, s->m, s->a_packed);
-        a = s->a_packed;
-    }
-    if (s->transpose_b) {
-        if (!s->col_sums) /* not packed while planning */
-            transpose_u8(b, s->n, s->k, s->b_packed);
-        b = s->b_packed;
-    }
-    uint32_t *owned;
-    const uint32_t *sums = weight_sums(s->col_sums, b, s->k, s->n, &owned);
-    if (!sums)
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the sums of b");
-    tp_qgemm g = {.m = s->m, .n = s->n, .k = s->k, .a = a, .lda = s->k, .b = b, .b_col_sums = sums,
-                  .a_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, a_min, a_max, u8),
-                  .b_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, b_min, b_max, u8),
-                  .c = ctx->outputs[0].data, .ldc = s->n};
-    tp_parallel_for(ctx->pool, s->m, 4, qmatmul_rows, &g);
-    free(owned);
+    const uint8_t *a = ctx->inputs[0]->data;
+    qgemm_job job = {.weights = w, .rows = s->m, .gather = gather_a_row, .source = a,
+                     .direct = !s->transpose_a && s->k % 4 == 0 ? a : NULL, .source_cols = s->m,
+                     .transposed = s->transpose_a,
+                     .a_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, a_min, a_max, u8),
+                     .b_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, b_min, b_max, u8), .c = ctx->outputs[0].data};
+    code = run_qgemm(ctx, &job);
+    tp_qgemm_packed_free(&scratch);
+    if (code != TFPI_OK)
+        return code;
     tp_q_range_for_multiplication(a_min, a_max, b_min, b_max, tp_qtype_of(TFPI_QINT32), &out_min, &out_max);
     tp_q_write_range(ctx, 1, out_min, out_max);
     return TFPI_OK;
