@@ -98,8 +98,11 @@ static tfpi_code quantize_run(tp_op_ctx *ctx)
     switch (parse_mode(ctx)) {
     case MIN_FIRST: {
         tp_q_quantizer qz = tp_q_quantizer_make(min, max, t);
-        for (int64_t i = 0; i < n; i++)
-            tp_qcode_set(t, out, i, tp_q_quantize_e(&qz, x[i]));
+        if (t->dtype == TFPI_QUINT8)
+            tp_q_quantize_many_u8(&qz, x, out, n);
+        else
+            for (int64_t i = 0; i < n; i++)
+                tp_qcode_set(t, out, i, tp_q_quantize_e(&qz, x[i]));
         break;
     }
     case MIN_COMBINED: {

@@ -102,7 +102,7 @@ static void qconv_direct(const tp_window_params *p, const uint8_t *in, const uin
                 }
 }
 
-enum { ROWS_PER_CHUNK = 24 };
+enum { ROWS_PER_CHUNK = 48 };
 
 /* One GEMM whose A rows are made by `gather` (row index -> row_bytes codes,
  * zero-padded past k), split over the pool in chunks of rows; or, when

@@ -53,13 +53,22 @@ static tfpi_code bias_add_run(tp_op_ctx *ctx)
     tp_q_dequantizer from_bias = tp_q_dequantizer_make(b_min, b_max, t_bias);
     const uint32_t zero = (uint32_t)tp_q_f2q(0.0, -m, m, i32);
     const int64_t channels = bias->dims[0], n = tp_num_elements(in);
+    /* an 8-bit input has 256 codes: their qint32 values once, and each channel's bias */
+    uint32_t codes[256], *biases = malloc(sizeof *biases * (size_t)(channels + 1));
+    if (!biases)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    for (int64_t q = t_in->lo; q <= t_in->hi; q++)
+        codes[q - t_in->lo] = (uint32_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_in, q));
+    for (int64_t c = 0; c < channels; c++)
+        biases[c] = (uint32_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_bias, tp_qcode_get(t_bias, bias->data, c))) +
+                    zero;
+    const uint8_t *x = in->data; /* quint8, or qint8 read as its two's complement byte */
+    const uint8_t flip = t_in->lo < 0 ? 0x80 : 0; /* qint8 byte -> index from lo */
     int32_t *out = ctx->outputs[0].data;
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t x = (uint32_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_in, tp_qcode_get(t_in, in->data, i)));
-        uint32_t b = (uint32_t)tp_q_quantize_e(
-            &to_out, tp_q_dequantize_e(&from_bias, tp_qcode_get(t_bias, bias->data, channels ? i % channels : 0)));
-        out[i] = (int32_t)(x + (b + zero));
-    }
+    for (int64_t i = 0; channels && i < n; i += channels)
+        for (int64_t c = 0; c < channels; c++)
+            out[i + c] = (int32_t)(codes[(uint8_t)(x[i + c] ^ flip)] + biases[c]);
+    free(biases);
     tp_q_write_range(ctx, 1, -m, m);
     return TFPI_OK;
 }
@@ -95,10 +104,17 @@ static tfpi_code relu_clamp(tp_op_ctx *ctx, int range_input, float top)
     const tfpi_tensor *in = ctx->inputs[0];
     const tp_qtype *t = tp_qtype_of(in->dtype);
     int64_t low = tp_q_f2q(0.0, min, max, t), high = isnan(top) ? t->hi : tp_q_f2q(top, min, max, t);
-    for (int64_t i = 0, n = tp_num_elements(in); i < n; i++) {
-        int64_t q = tp_qcode_get(t, in->data, i);
-        q = q < low ? low : q;
-        tp_qcode_set(t, ctx->outputs[0].data, i, q > high ? high : q);
+    const int64_t n = tp_num_elements(in);
+    if (t->bits == 8) {
+        const uint8_t *q = in->data, lo8 = (uint8_t)low, hi8 = (uint8_t)high;
+        uint8_t *out = ctx->outputs[0].data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = q[i] < lo8 ? lo8 : q[i] > hi8 ? hi8 : q[i];
+    } else {
+        const int32_t *q = in->data, lo32 = (int32_t)low, hi32 = (int32_t)high;
+        int32_t *out = ctx->outputs[0].data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = q[i] < lo32 ? lo32 : q[i] > hi32 ? hi32 : q[i];
     }
     tp_q_write_range(ctx, 1, min, max);
     return TFPI_OK;
@@ -149,8 +165,8 @@ typedef struct binary_job {
     int32_t *out;
     int64_t x_step, y_step;
     bool add;
-    uint32_t x_zero, y_zero;  /* Mul */
-    tp_q_widener wx, wy;      /* Add */
+    uint32_t x_zero, y_zero;   /* Mul */
+    uint32_t wx[256], wy[256]; /* Add: each code's qint32 value */
 } binary_job;
 
 static void binary_run_span(void *arg, int64_t out_offset, const int64_t *in_offsets, int64_t length)
@@ -158,11 +174,12 @@ static void binary_run_span(void *arg, int64_t out_offset, const int64_t *in_off
     const binary_job *job = arg;
     const uint8_t *x = job->x + in_offsets[0], *y = job->y + in_offsets[1];
     int32_t *out = job->out + out_offset;
-    for (int64_t i = 0; i < length; i++) {
-        uint32_t a = x[i * job->x_step], b = y[i * job->y_step];
-        out[i] = job->add ? (int32_t)((uint32_t)tp_q_widen(&job->wx, a) + (uint32_t)tp_q_widen(&job->wy, b))
-                          : (int32_t)((a - job->x_zero) * (b - job->y_zero));
-    }
+    if (job->add)
+        for (int64_t i = 0; i < length; i++)
+            out[i] = (int32_t)(job->wx[x[i * job->x_step]] + job->wy[y[i * job->y_step]]);
+    else
+        for (int64_t i = 0; i < length; i++)
+            out[i] = (int32_t)(((uint32_t)x[i * job->x_step] - job->x_zero) * ((uint32_t)y[i * job->y_step] - job->y_zero));
 }
 
 static tfpi_code binary_run(tp_op_ctx *ctx, bool add)
@@ -184,8 +201,12 @@ static tfpi_code binary_run(tp_op_ctx *ctx, bool add)
         float r = (float)(fmaxf(fabsf(fminf(x_min, y_min)), fabsf(fmaxf(x_max, y_max))) * 16384.0f);
         out_min = -r;
         out_max = r;
-        job.wx = tp_q_widener_make(x_min, x_max, out_min, out_max);
-        job.wy = tp_q_widener_make(y_min, y_max, out_min, out_max);
+        tp_q_widener wx = tp_q_widener_make(x_min, x_max, out_min, out_max);
+        tp_q_widener wy = tp_q_widener_make(y_min, y_max, out_min, out_max);
+        for (int q = 0; q < 256; q++) {
+            job.wx[q] = (uint32_t)tp_q_widen(&wx, q);
+            job.wy[q] = (uint32_t)tp_q_widen(&wy, q);
+        }
     } else {
         job.x_zero = (uint32_t)tp_q_f2qu(0.0, x_min, x_max, u8);
         job.y_zero = (uint32_t)tp_q_f2qu(0.0, y_min, y_max, u8);

@@ -45,6 +45,10 @@ static tfpi_code qpool_run(tp_op_ctx *ctx, bool average)
     const tp_window_params *p = &((const qpool_state *)ctx->state)->params;
     const uint8_t *in = ctx->inputs[0]->data;
     uint8_t *out = ctx->outputs[0].data;
+    const int64_t channels = p->in_c;
+    int32_t *acc = malloc(sizeof *acc * (size_t)(channels + 1));
+    if (!acc)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
     for (int64_t b = 0; b < p->batch; b++)
         for (int64_t oy = 0; oy < p->out_h; oy++)
             for (int64_t ox = 0; ox < p->out_w; ox++) {
@@ -52,19 +56,24 @@ static tfpi_code qpool_run(tp_op_ctx *ctx, bool average)
                 int64_t fy0, fy1, fx0, fx1;
                 tp_window_taps(y0, 1, p->window_h, p->in_h, &fy0, &fy1);
                 tp_window_taps(x0, 1, p->window_w, p->in_w, &fx0, &fx1);
-                int32_t count = (int32_t)((fy1 - fy0) * (fx1 - fx0));
-                for (int64_t c = 0; c < p->in_c; c++) {
-                    int32_t acc = 0;
-                    for (int64_t fy = fy0; fy < fy1; fy++)
-                        for (int64_t fx = fx0; fx < fx1; fx++) {
-                            int32_t v = in[((b * p->in_h + y0 + fy) * p->in_w + x0 + fx) * p->in_c + c];
-                            acc = average ? acc + v : (v > acc ? v : acc);
-                        }
-                    if (average)
-                        acc = count > 0 ? acc / count : 0;
-                    out[((b * p->out_h + oy) * p->out_w + ox) * p->in_c + c] = (uint8_t)(acc > 255 ? 255 : acc);
-                }
+                const int32_t count = (int32_t)((fy1 - fy0) * (fx1 - fx0));
+                for (int64_t c = 0; c < channels; c++)
+                    acc[c] = 0; /* codes are >= 0, so 0 also starts a max */
+                for (int64_t fy = fy0; fy < fy1; fy++)
+                    for (int64_t fx = fx0; fx < fx1; fx++) {
+                        const uint8_t *pixel = in + ((b * p->in_h + y0 + fy) * p->in_w + x0 + fx) * channels;
+                        if (average)
+                            for (int64_t c = 0; c < channels; c++)
+                                acc[c] += pixel[c];
+                        else
+                            for (int64_t c = 0; c < channels; c++)
+                                acc[c] = pixel[c] > acc[c] ? pixel[c] : acc[c];
+                    }
+                uint8_t *o = out + ((b * p->out_h + oy) * p->out_w + ox) * channels;
+                for (int64_t c = 0; c < channels; c++) /* the average truncates, as TF's */
+                    o[c] = (uint8_t)(average ? (count > 0 ? acc[c] / count : 0) : acc[c]);
             }
+    free(acc);
     tp_q_write_range(ctx, 1, min, max);
     return TFPI_OK;
 }

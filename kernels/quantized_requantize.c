@@ -13,10 +13,27 @@
 static void used_range(const tfpi_tensor *in, float in_min, float in_max, float *min, float *max)
 {
     const int32_t *v = in->data;
+    const int64_t n = tp_num_elements(in);
+    enum { BLOCK = 32 }; /* per-lane extremes over fixed blocks: the compiler vectorizes them */
+    int32_t low[BLOCK], high[BLOCK];
+    for (int j = 0; j < BLOCK; j++) {
+        low[j] = INT32_MAX;
+        high[j] = INT32_MIN;
+    }
+    int64_t i = 0;
+    for (; i + BLOCK <= n; i += BLOCK)
+        for (int j = 0; j < BLOCK; j++) {
+            low[j] = v[i + j] < low[j] ? v[i + j] : low[j];
+            high[j] = v[i + j] > high[j] ? v[i + j] : high[j];
+        }
+    for (; i < n; i++) {
+        low[0] = v[i] < low[0] ? v[i] : low[0];
+        high[0] = v[i] > high[0] ? v[i] : high[0];
+    }
     int32_t lowest = INT32_MAX, highest = INT32_MIN;
-    for (int64_t i = 0, n = tp_num_elements(in); i < n; i++) {
-        lowest = v[i] < lowest ? v[i] : lowest;
-        highest = v[i] > highest ? v[i] : highest;
+    for (int j = 0; j < BLOCK; j++) {
+        lowest = low[j] < lowest ? low[j] : lowest;
+        highest = high[j] > highest ? high[j] : highest;
     }
     const tp_qtype *i32 = tp_qtype_of(TFPI_QINT32);
     *min = fminf(0.0f, tp_q_q2f(lowest, in_min, in_max, i32));
@@ -81,9 +98,7 @@ static void narrow(tp_op_ctx *ctx, float in_min, float in_max, float out_min, fl
     const int64_t n = tp_num_elements(ctx->inputs[0]);
     if (ctx->outputs[0].dtype == TFPI_QUINT8) {
         tp_q_requantizer r = tp_q_requantizer_make(in_min, in_max, out_min, out_max);
-        uint8_t *out = ctx->outputs[0].data;
-        for (int64_t i = 0; i < n; i++)
-            out[i] = tp_q_requantize(&r, v[i]);
+        tp_q_requantize_many(&r, v, ctx->outputs[0].data, n);
     } else {
         const tp_qtype *t = tp_qtype_of(ctx->outputs[0].dtype);
         tp_q_dequantizer dq = tp_q_dequantizer_make(in_min, in_max, tp_qtype_of(TFPI_QINT32));

@@ -20,6 +20,10 @@
 
 enum { MAX_MR = 6, MAX_NR = 32 };
 
+/* The micro-kernels' fixed loops must be unrolled so the accumulators stay
+ * in registers (-O2 alone keeps them in memory). */
+#define UNROLL _Pragma("GCC unroll 16")
+
 typedef void (*micro_kernel)(const uint8_t *const *a, const uint8_t *panel, int64_t quads, uint32_t *raw);
 
 struct tp_qgemm_isa {
@@ -58,17 +62,17 @@ static void micro_c(const uint8_t *const *a, const uint8_t *panel, int64_t quads
 static void micro_vnni(const uint8_t *const *a, const uint8_t *panel, int64_t quads, uint32_t *raw)
 {
     __m512i acc[6][2];
-    for (int r = 0; r < 6; r++)
+    UNROLL for (int r = 0; r < 6; r++)
         acc[r][0] = acc[r][1] = _mm512_setzero_si512();
     for (int64_t q = 0; q < quads; q++, panel += 128) {
         __m512i b0 = _mm512_loadu_si512(panel), b1 = _mm512_loadu_si512(panel + 64);
-        for (int r = 0; r < 6; r++) {
+        UNROLL for (int r = 0; r < 6; r++) {
             __m512i x = _mm512_set1_epi32((int32_t)quad(a[r] + 4 * q));
             acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], x, b0);
             acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x, b1);
         }
     }
-    for (int r = 0; r < 6; r++) {
+    UNROLL for (int r = 0; r < 6; r++) {
         _mm512_storeu_si512(raw + 32 * r, acc[r][0]);
         _mm512_storeu_si512(raw + 32 * r + 16, acc[r][1]);
     }
@@ -81,18 +85,18 @@ static void micro_vnni(const uint8_t *const *a, const uint8_t *panel, int64_t qu
 static void micro_avx2(const uint8_t *const *a, const uint8_t *panel, int64_t quads, uint32_t *raw)
 {
     __m256i acc[4][4];
-    for (int r = 0; r < 4; r++)
-        for (int i = 0; i < 4; i++)
+    UNROLL for (int r = 0; r < 4; r++)
+        UNROLL for (int i = 0; i < 4; i++)
             acc[r][i] = _mm256_setzero_si256();
     for (int64_t q = 0; q < quads; q++, panel += 64) {
         __m256i b[4];
-        for (int i = 0; i < 4; i++) /* columns 4i..4i+3, 4 k each */
+        UNROLL for (int i = 0; i < 4; i++) /* columns 4i..4i+3, 4 k each */
             b[i] = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(panel + 16 * i)));
-        for (int r = 0; r < 4; r++) {
+        UNROLL for (int r = 0; r < 4; r++) {
             const uint8_t *x = a[r] + 4 * q;
             __m256i xv = _mm256_set1_epi64x((int64_t)((uint64_t)x[0] | (uint64_t)x[1] << 16 |
                                                       (uint64_t)x[2] << 32 | (uint64_t)x[3] << 48));
-            for (int i = 0; i < 4; i++)
+            UNROLL for (int i = 0; i < 4; i++)
                 acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(xv, b[i]));
         }
     }
@@ -111,16 +115,16 @@ static void micro_avx2(const uint8_t *const *a, const uint8_t *panel, int64_t qu
 static void micro_neon(const uint8_t *const *a, const uint8_t *panel, int64_t quads, uint32_t *raw)
 {
     uint32x4_t acc[2][8];
-    for (int r = 0; r < 2; r++)
-        for (int i = 0; i < 8; i++)
+    UNROLL for (int r = 0; r < 2; r++)
+        UNROLL for (int i = 0; i < 8; i++)
             acc[r][i] = vdupq_n_u32(0);
     for (int64_t q = 0; q < quads; q++, panel += 64) {
         uint8x16_t b[4];
-        for (int i = 0; i < 4; i++)
+        UNROLL for (int i = 0; i < 4; i++)
             b[i] = vld1q_u8(panel + 16 * i);
-        for (int r = 0; r < 2; r++) {
+        UNROLL for (int r = 0; r < 2; r++) {
             uint8x16_t x = vreinterpretq_u8_u32(vdupq_n_u32(quad(a[r] + 4 * q)));
-            for (int i = 0; i < 4; i++) {
+            UNROLL for (int i = 0; i < 4; i++) {
                 acc[r][2 * i] = vpadalq_u16(acc[r][2 * i], vmull_u8(vget_low_u8(b[i]), vget_low_u8(x)));
                 acc[r][2 * i + 1] = vpadalq_u16(acc[r][2 * i + 1], vmull_u8(vget_high_u8(b[i]), vget_high_u8(x)));
             }
@@ -144,16 +148,16 @@ __attribute__((target("arch=armv8.2-a+dotprod"))) static void micro_dotprod(cons
                                                                               uint32_t *raw)
 {
     uint32x4_t acc[4][4];
-    for (int r = 0; r < 4; r++)
-        for (int i = 0; i < 4; i++)
+    UNROLL for (int r = 0; r < 4; r++)
+        UNROLL for (int i = 0; i < 4; i++)
             acc[r][i] = vdupq_n_u32(0);
     for (int64_t q = 0; q < quads; q++, panel += 64) {
         uint8x16_t b[4];
-        for (int i = 0; i < 4; i++)
+        UNROLL for (int i = 0; i < 4; i++)
             b[i] = vld1q_u8(panel + 16 * i);
-        for (int r = 0; r < 4; r++) {
+        UNROLL for (int r = 0; r < 4; r++) {
             uint8x16_t x = vreinterpretq_u8_u32(vdupq_n_u32(quad(a[r] + 4 * q)));
-            for (int i = 0; i < 4; i++)
+            UNROLL for (int i = 0; i < 4; i++)
                 acc[r][i] = vdotq_u32(acc[r][i], b[i], x);
         }
     }
@@ -235,28 +239,34 @@ void tp_qgemm_packed_free(tp_qgemm_packed *p)
 void tp_qgemm_packed_rows(const tp_qgemm_packed *p, const uint8_t *a, int64_t lda, int64_t rows, int32_t a_zero,
                           int32_t b_zero, int32_t *c, int64_t ldc)
 {
+    enum { BLOCK_ROWS = 48 }; /* a multiple of every MR: each panel is read once per block */
     const tp_qgemm_isa *isa = p->isa;
     const uint32_t za = (uint32_t)a_zero, zb = (uint32_t)b_zero, both = (uint32_t)p->k * za * zb;
-    uint32_t raw[MAX_MR * MAX_NR];
-    for (int64_t r0 = 0; r0 < rows; r0 += isa->mr) {
-        const int height = rows - r0 < isa->mr ? (int)(rows - r0) : isa->mr;
-        const uint8_t *row[MAX_MR];
-        uint32_t row_term[MAX_MR];
-        for (int r = 0; r < isa->mr; r++) {
-            row[r] = a + (r0 + (r < height ? r : 0)) * lda; /* rows past the end repeat row 0 */
+    uint32_t raw[MAX_MR * MAX_NR], row_term[BLOCK_ROWS];
+    for (int64_t b0 = 0; b0 < rows; b0 += BLOCK_ROWS) {
+        const int64_t block = rows - b0 < BLOCK_ROWS ? rows - b0 : BLOCK_ROWS;
+        for (int64_t r = 0; r < block; r++) {
+            const uint8_t *row = a + (b0 + r) * lda;
             uint32_t sum = 0;
             for (int64_t i = 0; i < p->k; i++)
-                sum += row[r][i];
+                sum += row[i];
             /* raw sums of the signed panels miss 128 * sum(a) */
             row_term[r] = both - zb * sum + (isa->signed_b ? 128u * sum : 0u);
         }
         for (int64_t j0 = 0; j0 < p->n; j0 += isa->nr) {
-            isa->micro(row, p->panels + j0 * p->quads * 4, p->quads, raw);
+            const uint8_t *panel = p->panels + j0 * p->quads * 4;
             const int width = p->n - j0 < isa->nr ? (int)(p->n - j0) : isa->nr;
-            for (int r = 0; r < height; r++) {
-                int32_t *out = c + (r0 + r) * ldc + j0;
-                for (int j = 0; j < width; j++)
-                    out[j] = (int32_t)(raw[r * isa->nr + j] + row_term[r] - za * p->col_sums[j0 + j]);
+            for (int64_t r0 = 0; r0 < block; r0 += isa->mr) {
+                const int height = block - r0 < isa->mr ? (int)(block - r0) : isa->mr;
+                const uint8_t *row[MAX_MR];
+                for (int r = 0; r < isa->mr; r++) /* rows past the end repeat the first */
+                    row[r] = a + (b0 + r0 + (r < height ? r : 0)) * lda;
+                isa->micro(row, panel, p->quads, raw);
+                for (int r = 0; r < height; r++) {
+                    int32_t *out = c + (b0 + r0 + r) * ldc + j0;
+                    for (int j = 0; j < width; j++)
+                        out[j] = (int32_t)(raw[r * isa->nr + j] + row_term[r0 + r] - za * p->col_sums[j0 + j]);
+                }
             }
         }
     }

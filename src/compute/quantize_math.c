@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stddef.h>
 
+enum { BLOCK = 32 }; /* a fixed trip count lets -O2 vectorize the loops of the _many forms */
+
 static const tp_qtype qtypes[] = {
     {TFPI_QUINT8, 8, 0, 255},
     {TFPI_QINT8, 8, -128, 127},
@@ -114,10 +116,31 @@ tp_q_quantizer tp_q_quantizer_make(float min, float max, const tp_qtype *t)
     return qz;
 }
 
+/* roundf, written so it vectorizes: y - truncf(y) is exact. */
+static inline float round_half_away(float y)
+{
+    float whole = truncf(y);
+    return fabsf(y - whole) >= 0.5f ? whole + copysignf(1.0f, y) : whole;
+}
+
 int64_t tp_q_quantize_e(const tp_q_quantizer *qz, float x)
 {
-    float v = (float)(roundf((float)(x * qz->scale)) - qz->offset);
+    float v = (float)(round_half_away((float)(x * qz->scale)) - qz->offset);
     return float_to_code(v, qz->lo, qz->hi);
+}
+
+void tp_q_quantize_many_u8(const tp_q_quantizer *qz, const float *restrict x, uint8_t *restrict out, int64_t n)
+{
+    const float scale = qz->scale, offset = qz->offset;
+    int64_t i = 0;
+    for (; i + BLOCK <= n; i += BLOCK)
+        for (int j = 0; j < BLOCK; j++) { /* tp_q_quantize_e for quint8; NaN gives 0 */
+            float v = (float)(round_half_away((float)(x[i + j] * scale)) - offset);
+            v = v > 0.0f ? v : 0.0f;
+            out[i + j] = (uint8_t)(v < 255.0f ? v : 255.0f);
+        }
+    for (; i < n; i++)
+        out[i] = (uint8_t)tp_q_quantize_e(qz, x[i]);
 }
 
 tp_q_dequantizer tp_q_dequantizer_make(float min, float max, const tp_qtype *t)
@@ -161,6 +184,21 @@ tp_q_requantizer tp_q_requantizer_make(float in_min, float in_max, float out_min
         out_range == 0 ? 0 : tp_q_saturate_i64(65536 * ((double)out_min * 255.0) / (double)out_range);
     tp_q_requantizer r = {scale_fp, (int64_t)((uint64_t)in_offset_fp - (uint64_t)out_offset_fp + 32768u)};
     return r;
+}
+
+void tp_q_requantize_many(const tp_q_requantizer *r, const int32_t *restrict v, uint8_t *restrict out, int64_t n)
+{
+    const uint64_t scale = (uint64_t)r->scale_fp, offset = (uint64_t)r->offset_fp;
+    int64_t i = 0;
+    for (; i + BLOCK <= n; i += BLOCK)
+        for (int j = 0; j < BLOCK; j++) { /* tp_q_requantize, branch-free */
+            int64_t product = (int64_t)((uint64_t)(int64_t)v[i + j] * scale);
+            int64_t fp = (int64_t)((uint64_t)(product >> 32) + offset) >> 16;
+            fp = fp < 0 ? 0 : fp;
+            out[i + j] = (uint8_t)(fp > 255 ? 255 : fp);
+        }
+    for (; i < n; i++)
+        out[i] = tp_q_requantize(r, v[i]);
 }
 
 tp_q_widener tp_q_widener_make(float in_min, float in_max, float out_min, float out_max)

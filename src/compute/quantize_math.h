@@ -46,6 +46,9 @@ typedef struct tp_q_quantizer {
 tp_q_quantizer tp_q_quantizer_make(float min, float max, const tp_qtype *t);
 int64_t tp_q_quantize_e(const tp_q_quantizer *qz, float x);
 
+/* tp_q_quantize_e of n floats into quint8 codes (qz made for quint8). */
+void tp_q_quantize_many_u8(const tp_q_quantizer *qz, const float *restrict x, uint8_t *restrict out, int64_t n);
+
 typedef struct tp_q_dequantizer {
     float scale, base;
 } tp_q_dequantizer;
@@ -71,6 +74,9 @@ static inline uint8_t tp_q_requantize(const tp_q_requantizer *r, int32_t v)
     int64_t fp = (int64_t)((uint64_t)(product >> 32) + (uint64_t)r->offset_fp) >> 16;
     return (uint8_t)(fp < 0 ? 0 : fp > 255 ? 255 : fp);
 }
+
+/* tp_q_requantize over n values, in blocks the compiler vectorizes. */
+void tp_q_requantize_many(const tp_q_requantizer *r, const int32_t *restrict v, uint8_t *restrict out, int64_t n);
 
 /* quint8 codes of [in_min, in_max] to qint32 codes of [out_min, out_max]:
  * code(q) = clamp_int32(c0 + q * step). */

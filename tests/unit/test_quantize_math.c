@@ -67,6 +67,33 @@ static void test_quantize_eigen(void)
     CHECK_EQ_INT(tp_q_quantize_e(&qz, INFINITY), 255);
 }
 
+/* The vectorizable many-value forms equal the scalar ones, ties and NaN included. */
+static void test_many_forms_match(void)
+{
+    enum { N = 4099 };
+    static float x[N];
+    static int32_t v[N];
+    static uint8_t got[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i - N / 2) / 1024.0f;
+        v[i] = (int32_t)((uint32_t)i * 2654435761u);
+    }
+    x[7] = NAN;
+    x[8] = INFINITY;
+    tp_q_quantizer qz = tp_q_quantizer_make(-1, 1, u8()); /* x * 127.5: many exact halves */
+    tp_q_quantize_many_u8(&qz, x, got, N);
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += got[i] != tp_q_quantize_e(&qz, x[i]);
+    CHECK_EQ_INT(bad, 0);
+    tp_q_requantizer r = tp_q_requantizer_make(-66051.0234375f, 66051.0234375f, -1.5f, 2);
+    tp_q_requantize_many(&r, v, got, N);
+    bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += got[i] != tp_q_requantize(&r, v[i]);
+    CHECK_EQ_INT(bad, 0);
+}
+
 static void test_requantize(void)
 {
     float min, max;
@@ -129,6 +156,7 @@ int main(void)
     RUN(test_quantized_to_float);
     RUN(test_dequantize_eigen);
     RUN(test_quantize_eigen);
+    RUN(test_many_forms_match);
     RUN(test_requantize);
     RUN(test_requantize_matches_float_path);
     RUN(test_widen);
