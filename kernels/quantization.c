@@ -173,8 +173,17 @@ static tfpi_code dequantize_run(tp_op_ctx *ctx)
     }
     case MIN_FIRST: {
         tp_q_dequantizer dq = tp_q_dequantizer_make(min, max, t);
-        for (int64_t i = 0; i < n; i++)
-            out[i] = tp_q_dequantize_e(&dq, tp_qcode_get(t, in->data, i));
+        if (t->dtype == TFPI_QUINT8) { /* 256 codes: a table */
+            float values[256];
+            const uint8_t *q = in->data;
+            for (int c = 0; c < 256; c++)
+                values[c] = tp_q_dequantize_e(&dq, c);
+            for (int64_t i = 0; i < n; i++)
+                out[i] = values[q[i]];
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                out[i] = tp_q_dequantize_e(&dq, tp_qcode_get(t, in->data, i));
+        }
         break;
     }
     case SCALED: {

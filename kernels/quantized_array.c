@@ -119,6 +119,15 @@ static tfpi_code concat_run(tp_op_ctx *ctx)
                 size_t size = tfpi_dtype_size(in->dtype);
                 memcpy((char *)out->data + (size_t)at * size, (const char *)in->data + (size_t)from * size,
                        (size_t)piece * size);
+            } else if (t->dtype == TFPI_QUINT8) { /* 256 codes: a table */
+                tp_q_dequantizer dq = tp_q_dequantizer_make(min, max, t);
+                uint8_t codes[256];
+                for (int c = 0; c < 256; c++)
+                    codes[c] = (uint8_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&dq, c));
+                const uint8_t *q = (const uint8_t *)in->data + from;
+                uint8_t *o = (uint8_t *)out->data + at;
+                for (int64_t e = 0; e < piece; e++)
+                    o[e] = codes[q[e]];
             } else {
                 tp_q_dequantizer dq = tp_q_dequantizer_make(min, max, t);
                 for (int64_t e = 0; e < piece; e++)

@@ -131,16 +131,23 @@ int64_t tp_q_quantize_e(const tp_q_quantizer *qz, float x)
 
 void tp_q_quantize_many_u8(const tp_q_quantizer *qz, const float *restrict x, uint8_t *restrict out, int64_t n)
 {
-    const float scale = qz->scale, offset = qz->offset;
-    int64_t i = 0;
-    for (; i + BLOCK <= n; i += BLOCK)
-        for (int j = 0; j < BLOCK; j++) { /* tp_q_quantize_e for quint8; NaN gives 0 */
-            float v = (float)(round_half_away((float)(x[i + j] * scale)) - offset);
-            v = v > 0.0f ? v : 0.0f;
-            out[i + j] = (uint8_t)(v < 255.0f ? v : 255.0f);
-        }
-    for (; i < n; i++)
-        out[i] = (uint8_t)tp_q_quantize_e(qz, x[i]);
+    /* tp_q_quantize_e for quint8 in integers, without branches: the scaled
+     * value is clamped to +-1e9 (NaN to -1e9, code 0), truncated (exact),
+     * and rounded half away from zero by its exact fraction. The float
+     * subtraction of the offset TF does can only differ from the integer one
+     * beyond 2^24, where both clamp to the same code. */
+    const float scale = qz->scale;
+    const int64_t offset = tp_q_saturate_i64(qz->offset);
+    for (int64_t i = 0; i < n; i++) {
+        float s = (float)(x[i] * scale);
+        s = s > -1e9f ? s : -1e9f;
+        s = s < 1e9f ? s : 1e9f;
+        int32_t whole = (int32_t)s;
+        float fraction = (float)(s - (float)whole);
+        int64_t v = (int64_t)whole + (fraction >= 0.5f) - (fraction <= -0.5f) - offset;
+        v = v < 0 ? 0 : v;
+        out[i] = (uint8_t)(v > 255 ? 255 : v);
+    }
 }
 
 tp_q_dequantizer tp_q_dequantizer_make(float min, float max, const tp_qtype *t)

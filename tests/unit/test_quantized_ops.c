@@ -341,6 +341,59 @@ static void test_mul_and_add(void)
     }
 }
 
+static void test_concat_and_reshape(void)
+{
+    /* [0,1] and [0,2] codes joined on axis 1: the output range is [0,2]; the first input's codes are
+     * requantized through TF's float path (code 255 of [0,1] is 1.0 -> 127.5 -> 128), the second copied */
+    const uint8_t x[4] = {0, 255, 51, 102}, y[2] = {7, 200};
+    const int32_t axis = 1;
+    int64_t x_dims[2] = {2, 2}, y_dims[2] = {2, 1}, out_dims[2] = {2, 3};
+    gb_graph *g = gb_new();
+    gb_const(g, "axis", TFPI_INT32, NULL, 0, &axis);
+    gb_const(g, "x", TFPI_QUINT8, x_dims, 2, x);
+    gb_const(g, "y", TFPI_QUINT8, y_dims, 2, y);
+    range_consts(g, "x", 0, 1);
+    range_consts(g, "y", 0, 2);
+    gd_attr_set_int(gb_node(g, "QuantizedConcat", "out", "axis", "x", "y", "x_min", "y_min", "x_max", "y_max", NULL),
+                    "N", 2);
+    tfpi_tensor *got[3];
+    tfpi_status status;
+    if (run3(g, 1, got, &status) != TFPI_OK) {
+        CHECK_MSG(0, "%s", status.message);
+        return;
+    }
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
+    tp_q_dequantizer dq = tp_q_dequantizer_make(0, 1, u8);
+    tp_q_quantizer qz = tp_q_quantizer_make(0, 2, u8);
+    uint8_t want[6];
+    for (int r = 0; r < 2; r++) {
+        for (int c = 0; c < 2; c++)
+            want[3 * r + c] = (uint8_t)tp_q_quantize_e(&qz, tp_q_dequantize_e(&dq, x[2 * r + c]));
+        want[3 * r + 2] = y[r];
+    }
+    CHECK_EQ_INT(want[1], 128);
+    CHECK_TENSOR(got[0], TFPI_QUINT8, 2, out_dims, want);
+    CHECK(scalar(got[1]) == 0.0f && scalar(got[2]) == 2.0f);
+    tfpi_tensor_free(got[1]);
+    tfpi_tensor_free(got[2]);
+
+    const int32_t shape[2] = {-1, 2};
+    int64_t two = 2, flat = 4, reshaped[2] = {2, 2};
+    g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, &flat, 1, x);
+    gb_const(g, "shape", TFPI_INT32, &two, 1, shape);
+    range_consts(g, "x", -3, 3);
+    gb_node(g, "QuantizedReshape", "out", "x", "shape", "x_min", "x_max", NULL);
+    if (run3(g, 1, got, &status) != TFPI_OK) {
+        CHECK_MSG(0, "%s", status.message);
+        return;
+    }
+    CHECK_TENSOR(got[0], TFPI_QUINT8, 2, reshaped, x);
+    CHECK(scalar(got[1]) == -3.0f && scalar(got[2]) == 3.0f);
+    tfpi_tensor_free(got[1]);
+    tfpi_tensor_free(got[2]);
+}
+
 static void test_resize_bilinear(void)
 {
     /* docs 6.1: 2x2 {0,255; 255,0} to 4x4, legacy centres, 7-bit weights, truncating steps */
@@ -462,6 +515,7 @@ int main(void)
     RUN(test_conv_matches_naive_loop);
     RUN(test_matmul_matches_naive_loop);
     RUN(test_mul_and_add);
+    RUN(test_concat_and_reshape);
     RUN(test_resize_bilinear);
     RUN(test_norms);
     RUN(test_errors);
