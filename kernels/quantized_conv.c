@@ -19,17 +19,17 @@
 #include "compute/window_geometry.h"
 
 typedef struct qconv_state {
+    tp_qgemm_packed weights; /* first (see release_weights); packed while planning when the filter is known */
     tp_window_params params;
-    int64_t k;               /* taps * input channels */
-    tp_qgemm_packed weights; /* packed while planning when the filter is known */
+    int64_t k; /* taps * input channels */
 } qconv_state;
 
-static void qconv_release(void *state)
+/* The release of both ops' states, which start with their packed weights. */
+static void release_weights(void *state)
 {
-    qconv_state *s = state;
-    if (s)
-        tp_qgemm_packed_free(&s->weights);
-    free(s);
+    if (state)
+        tp_qgemm_packed_free(state);
+    free(state);
 }
 
 /* TF's patch origin (QuantizedConv2D, TF 1.13-1.15): C division, so it can
@@ -49,12 +49,9 @@ static tfpi_code pack_known(tp_op_ctx *ctx, const uint8_t *w, int64_t k, int64_t
 
 static tfpi_code qconv_prepare(tp_op_ctx *ctx)
 {
-    tfpi_code code;
-    if ((code = tp_expect_inputs(ctx, 6, 6)) != TFPI_OK || (code = tp_expect_dtype(ctx, 0, TFPI_QUINT8)) != TFPI_OK ||
-        (code = tp_expect_dtype(ctx, 1, TFPI_QUINT8)) != TFPI_OK || (code = tp_q_expect_scalars(ctx, 2, 4)) != TFPI_OK)
+    tfpi_code code = tp_q_expect_two_quint8(ctx, "out_type");
+    if (code != TFPI_OK)
         return code;
-    if (tp_attr_type(ctx->def, "out_type", TFPI_QINT32) != TFPI_QINT32)
-        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "out_type must be qint32");
     qconv_state *s = calloc(1, sizeof *s);
     if (!s)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
@@ -212,18 +209,10 @@ static tfpi_code qconv_run(tp_op_ctx *ctx)
 /* ---- QuantizedMatMul ---- */
 
 typedef struct qmatmul_state {
+    tp_qgemm_packed weights; /* first (see release_weights); b, packed while planning if known */
     int64_t m, n, k;
     bool transpose_a, transpose_b;
-    tp_qgemm_packed weights; /* b, packed while planning if known */
 } qmatmul_state;
-
-static void qmatmul_release(void *state)
-{
-    qmatmul_state *s = state;
-    if (s)
-        tp_qgemm_packed_free(&s->weights);
-    free(s);
-}
 
 /* b as [k][n] (transposed from [n][k] if needed) into a new buffer. */
 static uint8_t *b_as_k_by_n(const uint8_t *b, int64_t k, int64_t n, bool transposed)
@@ -245,12 +234,9 @@ static tfpi_code pack_b(tp_op_ctx *ctx, const qmatmul_state *s, const uint8_t *b
 
 static tfpi_code qmatmul_prepare(tp_op_ctx *ctx)
 {
-    tfpi_code code;
-    if ((code = tp_expect_inputs(ctx, 6, 6)) != TFPI_OK || (code = tp_expect_dtype(ctx, 0, TFPI_QUINT8)) != TFPI_OK ||
-        (code = tp_expect_dtype(ctx, 1, TFPI_QUINT8)) != TFPI_OK || (code = tp_q_expect_scalars(ctx, 2, 4)) != TFPI_OK)
+    tfpi_code code = tp_q_expect_two_quint8(ctx, "Toutput");
+    if (code != TFPI_OK)
         return code;
-    if (tp_attr_type(ctx->def, "Toutput", TFPI_QINT32) != TFPI_QINT32)
-        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "Toutput must be qint32");
     const tfpi_tensor *a = ctx->inputs[0], *b = ctx->inputs[1];
     char a_shape[96], b_shape[96];
     if (a->ndims != 2 || b->ndims != 2)
@@ -320,7 +306,7 @@ static tfpi_code qmatmul_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_quantized_conv[] = {
-    TP_KERNEL("QuantizedConv2D", qconv_prepare, qconv_run, qconv_release, 0),
-    TP_KERNEL("QuantizedMatMul", qmatmul_prepare, qmatmul_run, qmatmul_release, 0),
+    TP_KERNEL("QuantizedConv2D", qconv_prepare, qconv_run, release_weights, 0),
+    TP_KERNEL("QuantizedMatMul", qmatmul_prepare, qmatmul_run, release_weights, 0),
     TP_KERNELS_END,
 };

@@ -140,12 +140,9 @@ static void binary_release(void *state) { free(state); }
 
 static tfpi_code binary_prepare(tp_op_ctx *ctx)
 {
-    tfpi_code code;
-    if ((code = tp_expect_inputs(ctx, 6, 6)) != TFPI_OK || (code = tp_expect_dtype(ctx, 0, TFPI_QUINT8)) != TFPI_OK ||
-        (code = tp_expect_dtype(ctx, 1, TFPI_QUINT8)) != TFPI_OK || (code = tp_q_expect_scalars(ctx, 2, 4)) != TFPI_OK)
+    tfpi_code code = tp_q_expect_two_quint8(ctx, "Toutput");
+    if (code != TFPI_OK)
         return code;
-    if (tp_attr_type(ctx->def, "Toutput", TFPI_QINT32) != TFPI_QINT32)
-        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "Toutput must be qint32");
     binary_state *s = calloc(1, sizeof *s);
     if (!s)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");

@@ -109,29 +109,26 @@ static void narrow(tp_op_ctx *ctx, float in_min, float in_max, float out_min, fl
     tp_q_write_range(ctx, 1, out_min, out_max);
 }
 
-static tfpi_code requantize_run(tp_op_ctx *ctx)
+/* Requantize (to the requested range, inputs 3 and 4) or, with shrink,
+ * QuantizeDownAndShrinkRange (to the range the codes use). */
+static tfpi_code narrow_run(tp_op_ctx *ctx, bool shrink)
 {
     float in_min, in_max, out_min, out_max;
-    tfpi_code code;
-    if ((code = tp_q_read_range(ctx, 1, 2, "the input", &in_min, &in_max)) != TFPI_OK ||
-        (code = tp_q_read_range(ctx, 3, 4, "the requested output", &out_min, &out_max)) != TFPI_OK)
+    tfpi_code code = tp_q_read_range(ctx, 1, 2, "the input", &in_min, &in_max);
+    if (code == TFPI_OK && !shrink)
+        code = tp_q_read_range(ctx, 3, 4, "the requested output", &out_min, &out_max);
+    if (code != TFPI_OK)
         return code;
-    if (out_min > 0.0f)
+    if (shrink)
+        used_range(ctx->inputs[0], in_min, in_max, &out_min, &out_max);
+    else if (out_min > 0.0f)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "requested_output_min %g must be <= 0", (double)out_min);
     narrow(ctx, in_min, in_max, out_min, out_max);
     return TFPI_OK;
 }
 
-static tfpi_code shrink_run(tp_op_ctx *ctx)
-{
-    float in_min, in_max, out_min, out_max;
-    tfpi_code code = tp_q_read_range(ctx, 1, 2, "the input", &in_min, &in_max);
-    if (code != TFPI_OK)
-        return code;
-    used_range(ctx->inputs[0], in_min, in_max, &out_min, &out_max);
-    narrow(ctx, in_min, in_max, out_min, out_max);
-    return TFPI_OK;
-}
+static tfpi_code requantize_run(tp_op_ctx *ctx) { return narrow_run(ctx, false); }
+static tfpi_code shrink_run(tp_op_ctx *ctx) { return narrow_run(ctx, true); }
 
 const tp_kernel tp_kernels_quantized_requantize[] = {
     TP_KERNEL("RequantizationRange", range_prepare, range_run, NULL, 0),

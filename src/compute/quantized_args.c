@@ -27,6 +27,17 @@ tfpi_code tp_q_expect_quantized(tp_op_ctx *ctx, int input, const tp_qtype **type
     return TFPI_OK;
 }
 
+tfpi_code tp_q_expect_two_quint8(tp_op_ctx *ctx, const char *out_attr)
+{
+    tfpi_code code;
+    if ((code = tp_expect_inputs(ctx, 6, 6)) != TFPI_OK || (code = tp_expect_dtype(ctx, 0, TFPI_QUINT8)) != TFPI_OK ||
+        (code = tp_expect_dtype(ctx, 1, TFPI_QUINT8)) != TFPI_OK || (code = tp_q_expect_scalars(ctx, 2, 4)) != TFPI_OK)
+        return code;
+    if (tp_attr_type(ctx->def, out_attr, TFPI_QINT32) != TFPI_QINT32)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "%s must be qint32", out_attr);
+    return TFPI_OK;
+}
+
 float tp_q_scalar(const tp_op_ctx *ctx, int input) { return *(const float *)ctx->inputs[input]->data; }
 
 tfpi_code tp_q_read_range(tp_op_ctx *ctx, int min_input, int max_input, const char *what, float *min,

@@ -15,6 +15,11 @@ tfpi_code tp_q_expect_scalars(tp_op_ctx *ctx, int first, int count);
  * receives its tp_qtype. */
 tfpi_code tp_q_expect_quantized(tp_op_ctx *ctx, int input, const tp_qtype **type);
 
+/* The inputs of the two-operand ops (conv, matmul, mul, add): quint8 x,
+ * quint8 y, then their four range bounds; attr `out_attr` (the output
+ * type) must be qint32 if present. */
+tfpi_code tp_q_expect_two_quint8(tp_op_ctx *ctx, const char *out_attr);
+
 /* The float value of scalar input i. */
 float tp_q_scalar(const tp_op_ctx *ctx, int input);
 /* Reads the range held by inputs min_input and max_input; fails naming the
