@@ -44,8 +44,7 @@ static tfpi_code identity_prepare(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims, in->dims);
 }
 
 /* Used for every aliasing op: the planner pointed output 0 at input 0. */
@@ -80,9 +79,7 @@ static tfpi_code reshape_prepare(tp_op_ctx *ctx)
     tfpi_code code = tp_expect_inputs(ctx, 2, 2);
     if (code == TFPI_OK)
         code = tp_reshape_dims(ctx, 1, dims, &ndims);
-    if (code == TFPI_OK)
-        tp_tensor_set_shape(&ctx->outputs[0], ctx->inputs[0]->dtype, ndims, dims);
-    return code;
+    return code == TFPI_OK ? tp_set_output(ctx, 0, ctx->inputs[0]->dtype, ndims, dims) : code;
 }
 
 static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
@@ -109,8 +106,7 @@ static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
     for (int i = 0; i < in->ndims; i++)
         if (!(num_axes > 0 ? drop[i] : in->dims[i] == 1))
             dims[n++] = in->dims[i];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, n, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, n, dims);
 }
 
 static tfpi_code expand_dims_prepare(tp_op_ctx *ctx)
@@ -133,8 +129,7 @@ static tfpi_code expand_dims_prepare(tp_op_ctx *ctx)
     int64_t dims[TFPI_MAX_DIMS];
     for (int i = 0, j = 0; i <= in->ndims; i++)
         dims[i] = i == axis ? 1 : in->dims[j++];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims + 1, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims + 1, dims);
 }
 
 /* Shape is known once the input's shape is: computed here, never run. */

@@ -109,8 +109,7 @@ static tfpi_code prepare_common(tp_op_ctx *ctx, const operand_inputs *in, int ch
     s->variance = s->mean + channels + 1;
     s->factor = s->variance + channels + 1;
     s->offset = s->factor + channels + 1;
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, x->ndims, x->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, x->ndims, x->dims);
 }
 
 /* In inference, computes the factors now if the operands are constants. */

@@ -149,8 +149,7 @@ static tfpi_code dequantize_prepare(tp_op_ctx *ctx)
     if (tp_attr_type(ctx->def, "dtype", TFPI_FLOAT) != TFPI_FLOAT)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "only float32 output is supported");
     const tfpi_tensor *in = ctx->inputs[0];
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, in->ndims, in->dims);
 }
 
 static tfpi_code dequantize_run(tp_op_ctx *ctx)

@@ -57,10 +57,9 @@ tfpi_code tp_q_prepare_outputs(tp_op_ctx *ctx, tfpi_dtype dtype, int ndims, cons
     tfpi_code code = tp_expect_outputs_at_most(ctx, 3);
     if (code != TFPI_OK)
         return code;
-    tp_tensor_set_shape(&ctx->outputs[0], dtype, ndims, dims);
     for (int o = 1; o < ctx->num_outputs; o++)
         tp_tensor_set_shape(&ctx->outputs[o], TFPI_FLOAT, 0, NULL);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, dtype, ndims, dims);
 }
 
 void tp_q_write_range(tp_op_ctx *ctx, int first, float min, float max)

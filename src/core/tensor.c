@@ -1,6 +1,8 @@
 /* tensor.c - tensor storage, shapes, and the public tfpi_tensor_* calls. */
 #include "core/tensor.h"
 
+#include "core/checked_math.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,15 +100,10 @@ void tp_tensor_release(tfpi_tensor *t)
 
 bool tp_shape_fits(tfpi_dtype dtype, int ndims, const int64_t *dims)
 {
-    uint64_t bytes = tfpi_dtype_size(dtype) ? tfpi_dtype_size(dtype) : 1;
-    if (ndims < 0 || ndims > TFPI_MAX_DIMS)
-        return false;
-    for (int i = 0; i < ndims; i++)
-        if (dims[i] < 0 || (dims[i] > 0 && bytes > MAX_TENSOR_BYTES / (uint64_t)dims[i]))
-            return false;
-    for (int i = 0; i < ndims; i++)
-        bytes *= (uint64_t)dims[i];
-    return bytes <= MAX_TENSOR_BYTES;
+    int64_t elements, bytes;
+    int64_t size = tfpi_dtype_size(dtype) ? (int64_t)tfpi_dtype_size(dtype) : 1;
+    return ndims >= 0 && ndims <= TFPI_MAX_DIMS && tp_checked_product(dims, ndims, &elements) &&
+           tp_checked_mul(elements, size, &bytes) && (uint64_t)bytes <= MAX_TENSOR_BYTES;
 }
 
 static bool shape_is_valid(tfpi_dtype dtype, const int64_t *dims, int ndims, tfpi_status *status)

@@ -2,6 +2,8 @@
  * array_kernel_util.h). */
 #include "kernel/array_kernel_util.h"
 
+#include "core/checked_math.h"
+
 tfpi_code tp_resolve_axis(tp_op_ctx *ctx, int64_t axis, int rank, const char *what, int *out)
 {
     if (axis < -rank || axis >= rank)
@@ -66,8 +68,8 @@ tfpi_code tp_reshape_dims(tp_op_ctx *ctx, int shape_input, int64_t *dims, int *n
             infer = i;
         else if (dims[i] < 0)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has invalid size %lld", (long long)dims[i]);
-        else
-            known *= dims[i];
+        else if (!tp_checked_mul(known, dims[i], &known))
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has too many elements");
     }
     int64_t total = tp_num_elements(in);
     if (infer >= 0) {
