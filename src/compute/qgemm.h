@@ -1,5 +1,6 @@
-/* qgemm.h - the 8-bit matrix product under QuantizedConv2D and
- * QuantizedMatMul: C[m][n] = sum over k of (A[m][k] - a_zero) *
+/* qgemm.h - the plain C 8-bit matrix product the fast one
+ * (qgemm_kernel.h, under QuantizedConv2D and QuantizedMatMul) is tested
+ * against: C[m][n] = sum over k of (A[m][k] - a_zero) *
  * (B[k][n] - b_zero), uint8 operands, int32 results that wrap around as
  * TF's do. It multiplies the raw codes and corrects once per output:
  *   C = sum(A*B) - b_zero * rowsum(A) - a_zero * colsum(B) + K * a_zero * b_zero
