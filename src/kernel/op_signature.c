@@ -87,10 +87,14 @@ static int inputs_counted_by_n(const tp_op_ctx *ctx)
     return -1;
 }
 
-/* The input whose type attribute T gives (the value input; 0 for most ops). */
+/* The input whose type attribute T gives (the value input; 0 for most ops;
+ * -1 when T is the output's type, as for QuantizeV2). */
 static int input_typed_by_t(const char *op)
 {
-    static const char *const second[] = {"Split", "Select", "SelectV2", "Fill", "Concat", "Conv2DBackpropInput"};
+    static const char *const second[] = {"Split", "Select", "SelectV2", "Fill", "Concat", "Conv2DBackpropInput",
+                                         "QuantizedConcat"};
+    if (!strcmp(op, "QuantizeV2"))
+        return -1;
     for (size_t i = 0; i < sizeof second / sizeof second[0]; i++)
         if (!strcmp(op, second[i]))
             return 1;
