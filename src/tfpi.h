@@ -45,7 +45,9 @@ typedef enum tfpi_dtype {
     TFPI_QUINT8 = 12,
     TFPI_QINT32 = 13,
     TFPI_UINT16 = 17,
-    TFPI_HALF = 19
+    TFPI_HALF = 19,
+    TFPI_RESOURCE = 20, /* a TensorArray handle (graphs with loops) */
+    TFPI_VARIANT = 21   /* a TensorList value (TF2 loops) */
 } tfpi_dtype;
 
 #define TFPI_MAX_DIMS 8
@@ -126,7 +128,12 @@ const char *tfpi_kernel_file_for_op(const char *op);
 /* ---- sessions ---------------------------------------------------------- */
 typedef struct tfpi_session_options {
     int num_threads; /* <= 0: one per core; 1: no threads are created */
+    /* Graphs with while loops: a loop that runs more iterations than this
+     * fails the run with an error naming its frame. <= 0: the default,
+     * TFPI_DEFAULT_MAX_LOOP_ITERATIONS. */
+    int64_t max_loop_iterations;
 } tfpi_session_options;
+#define TFPI_DEFAULT_MAX_LOOP_ITERATIONS 1000000
 
 /* options may be NULL for the defaults. The graph must outlive the session. */
 tfpi_session *tfpi_session_new(const tfpi_graph *graph,

@@ -131,7 +131,7 @@ static void catch_stop_signals(sigset_t *stop_signals)
 static bool open_run(const options *o, capture_source source, run *r)
 {
     tfpi_status status = {0};
-    tfpi_session_options session_options = {o->num_threads};
+    tfpi_session_options session_options = {.num_threads = o->num_threads};
     capture_options capture_options = {
         .device = o->device ? o->device : "/dev/video0",
         .frames_from = o->frames_from,
