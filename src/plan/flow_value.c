@@ -28,8 +28,8 @@ static void *pool_take(tp_value_pool *pool, size_t *size)
         pool->sizes[best] = pool->sizes[pool->count];
         return p;
     }
-    *size = (*size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-    return aligned_alloc(ALIGN, *size ? *size : ALIGN);
+    *size = *size ? (*size + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN;
+    return aligned_alloc(ALIGN, *size);
 }
 
 static void pool_give(tp_value_pool *pool, void *p, size_t size)
