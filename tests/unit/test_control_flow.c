@@ -9,6 +9,7 @@
  * values are worked out by hand from TF's semantics; the counting loop and
  * the cond were also run through TensorFlow.js (control_flow.md §5). Every
  * graph runs on 1 and 3 threads. */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -22,22 +23,32 @@ static int32_t scalar_i32(tfpi_tensor *t)
     return v;
 }
 
-/* i, s = 0, 0; while i < n: s += i; i += 1  (control_flow.md test 1) */
+/* i, s = 0, 0; while i < n: s += i; i += 1 (control_flow.md test 1),
+ * under `scope`, from the tensors `zero` and `n`. */
+static void add_counting_loop(gb_graph *g, const char *scope, const char *zero, const char *n)
+{
+    char frame[160];
+    snprintf(frame, sizeof frame, "%s/while_context", scope);
+    lb_loop_var(g, scope, frame, 0, zero);
+    lb_loop_var(g, scope, frame, 1, zero);
+    lb_enter(g, lb_name(scope, "Less/Enter"), n, frame, true);
+    gb_node(g, "Less", lb_name(scope, "Less"), lb_name(scope, "Merge_0"), lb_name(scope, "Less/Enter"), NULL);
+    gb_node(g, "LoopCond", lb_name(scope, "LoopCond"), lb_name(scope, "Less"), NULL);
+    char control[200];
+    snprintf(control, sizeof control, "^%s/Identity_0", scope);
+    lb_const_i32(g, lb_name(scope, "one"), 1, control);
+    gb_node(g, "Add", lb_name(scope, "add"), lb_name(scope, "Identity_0"), lb_name(scope, "one"), NULL);
+    gb_node(g, "Add", lb_name(scope, "add_1"), lb_name(scope, "Identity_1"), lb_name(scope, "Identity_0"), NULL);
+    lb_next(g, scope, 0, lb_name(scope, "add"));
+    lb_next(g, scope, 1, lb_name(scope, "add_1"));
+}
+
 static gb_graph *counting_loop(void)
 {
     gb_graph *g = gb_new();
     gb_placeholder(g, "n", TFPI_INT32, NULL, 0);
     lb_const_i32(g, "zero", 0, NULL);
-    lb_loop_var(g, "while", "while/while_context", 0, "zero");
-    lb_loop_var(g, "while", "while/while_context", 1, "zero");
-    lb_enter(g, "while/Less/Enter", "n", "while/while_context", true);
-    gb_node(g, "Less", "while/Less", "while/Merge_0", "while/Less/Enter", NULL);
-    gb_node(g, "LoopCond", "while/LoopCond", "while/Less", NULL);
-    lb_const_i32(g, "while/one", 1, "^while/Identity_0");
-    gb_node(g, "Add", "while/add", "while/Identity_0", "while/one", NULL);
-    gb_node(g, "Add", "while/add_1", "while/Identity_1", "while/Identity_0", NULL);
-    lb_next(g, "while", 0, "while/add");
-    lb_next(g, "while", 1, "while/add_1");
+    add_counting_loop(g, "while", "zero", "n");
     return g;
 }
 
@@ -245,16 +256,7 @@ static void test_loop_in_untaken_branch(void)
     gb_node(g, "Identity", "cond/switch_f", "cond/Switch:0", NULL);
     lb_const_i32(g, "cond/zero", 0, "^cond/switch_t");
     lb_const_i32(g, "cond/n", 5, "^cond/switch_t");
-    lb_loop_var(g, "cond/while", "cond/while/while_context", 0, "cond/zero");
-    lb_loop_var(g, "cond/while", "cond/while/while_context", 1, "cond/zero");
-    lb_enter(g, "cond/while/Less/Enter", "cond/n", "cond/while/while_context", true);
-    gb_node(g, "Less", "cond/while/Less", "cond/while/Merge_0", "cond/while/Less/Enter", NULL);
-    gb_node(g, "LoopCond", "cond/while/LoopCond", "cond/while/Less", NULL);
-    lb_const_i32(g, "cond/while/one", 1, "^cond/while/Identity_0");
-    gb_node(g, "Add", "cond/while/add", "cond/while/Identity_0", "cond/while/one", NULL);
-    gb_node(g, "Add", "cond/while/add_1", "cond/while/Identity_1", "cond/while/Identity_0", NULL);
-    lb_next(g, "cond/while", 0, "cond/while/add");
-    lb_next(g, "cond/while", 1, "cond/while/add_1");
+    add_counting_loop(g, "cond/while", "cond/zero", "cond/n");
     lb_const_i32(g, "cond/thirteen", 13, "^cond/switch_f");
     gb_node(g, "Merge", "cond/Merge", "cond/thirteen", "cond/while/Exit_1", NULL);
     const char *fetch = "cond/Merge", *feed = "phase";
