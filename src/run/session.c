@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/switch_fold.h"
 #include "run/flow_run.h"
 #include "run/profile.h"
 
@@ -15,6 +16,7 @@ struct tfpi_session {
     tp_threadpool *pool;
     tp_plan *plan;
     tp_flow_plan *flow; /* instead of plan, for graphs that need the dynamic executor */
+    tfpi_graph *resolved; /* the graph with known Switches resolved, if any: what the plan runs */
     int64_t max_loop_iterations;
     /* what the plan was built for */
     char **feed_names, **fetch_names;
@@ -52,6 +54,8 @@ static void forget_plan(tfpi_session *s)
     s->plan = NULL;
     tp_flow_plan_free(s->flow);
     s->flow = NULL;
+    tfpi_graph_free(s->resolved);
+    s->resolved = NULL;
     free(s->profile);
     s->profile = NULL;
     for (int i = 0; i < s->num_feeds; i++)
@@ -116,12 +120,18 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
                         tfpi_status *status)
 {
     forget_plan(s);
-    if (tp_flow_needed(s->graph, feed_names, num_feeds, fetch_names, num_fetches))
-        s->flow = tp_flow_plan_new(s->graph, feed_names, num_feeds, fetch_names, num_fetches, s->pool,
+    tfpi_status fold_status = {0};
+    s->resolved = tp_fold_static_switches(s->graph, feed_names, num_feeds, fetch_names, num_fetches, &fold_status);
+    if (fold_status.code != TFPI_OK) {
+        *status = fold_status;
+        return status->code;
+    }
+    const tfpi_graph *g = s->resolved ? s->resolved : s->graph;
+    if (tp_flow_needed(g, feed_names, num_feeds, fetch_names, num_fetches))
+        s->flow = tp_flow_plan_new(g, feed_names, num_feeds, fetch_names, num_fetches, s->pool,
                                    s->max_loop_iterations, status);
     else
-        s->plan = tp_plan_new(s->graph, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool,
-                              status);
+        s->plan = tp_plan_new(g, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool, status);
     if (!s->plan && !s->flow)
         return status ? status->code : TFPI_INVALID_ARGUMENT;
     s->num_feeds = num_feeds;
@@ -179,7 +189,7 @@ static tfpi_code run_flow(tfpi_session *s, const char *const *feed_names, tfpi_t
                           tfpi_tensor **outputs, tfpi_status *status)
 {
     for (int f = 0; f < s->flow->num_feeds; f++) {
-        tfpi_code code = tp_plan_check_feed(s->graph->nodes[s->flow->feeds[f].node].def, feed_names[f], feeds[f],
+        tfpi_code code = tp_plan_check_feed(s->flow->graph->nodes[s->flow->feeds[f].node].def, feed_names[f], feeds[f],
                                             status);
         if (code != TFPI_OK)
             return code;

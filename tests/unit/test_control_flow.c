@@ -197,13 +197,16 @@ static void test_endless_loop_limit(void)
 
 /* tf.cond(phase, lambda: x * 2, lambda: x + 10) with x = 3 and
  * phase = PlaceholderWithDefault(False) (control_flow.md test 4). */
-static gb_graph *cond_graph(void)
+static gb_graph *cond_graph_on(bool x_fed)
 {
     gb_graph *g = gb_new();
     bool no = false;
     gb_const(g, "phase/default", TFPI_BOOL, NULL, 0, &no);
     gb_node(g, "PlaceholderWithDefault", "phase", "phase/default", NULL);
-    lb_const_f32(g, "x", 3, NULL);
+    if (x_fed)
+        gb_placeholder(g, "x", TFPI_FLOAT, (int64_t[]){2}, 1);
+    else
+        lb_const_f32(g, "x", 3, NULL);
     gb_node(g, "Switch", "cond/Switch", "phase", "phase", NULL);
     gb_node(g, "Identity", "cond/switch_t", "cond/Switch:1", NULL);
     gb_node(g, "Identity", "cond/switch_f", "cond/Switch:0", NULL);
@@ -216,6 +219,11 @@ static gb_graph *cond_graph(void)
     gb_node(g, "Add", "cond/add", "cond/add/Switch:0", "cond/add/y", NULL);
     gb_node(g, "Merge", "cond/Merge", "cond/add", "cond/mul", NULL);
     return g;
+}
+
+static gb_graph *cond_graph(void)
+{
+    return cond_graph_on(false);
 }
 
 static void test_cond(void)
@@ -239,6 +247,34 @@ static void test_cond(void)
     tfpi_status status;
     CHECK(op_run_graph(g, 0, NULL, NULL, 1, &dead, &out, 1, &status) != TFPI_OK && out == NULL);
     CHECK_MSG(strstr(status.message, "fetch 'cond/mul:0' is dead"), "%s", status.message);
+    gb_free(g);
+}
+
+/* With phase not fed, the Switches are resolved while planning and the
+ * graph runs on the static plan (it has an arena); fed, it runs on the
+ * dynamic executor (no arena). Same results either way. */
+static void test_cond_resolved_while_planning(void)
+{
+    gb_graph *g = cond_graph_on(true);
+    tfpi_status status;
+    tfpi_graph *graph = gb_load(g, &status);
+    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
+    const char *names[] = {"x", "phase"}, *fetch = "cond/Merge";
+    bool yes = true;
+    tfpi_tensor *feeds[] = {op_tensor(TFPI_FLOAT, (int64_t[]){2}, 1, (float[]){3, -1}),
+                            op_tensor(TFPI_BOOL, NULL, 0, &yes)};
+    for (int fed = 1; session && fed <= 2; fed++) {
+        tfpi_tensor *out = NULL;
+        CHECK_MSG(tfpi_session_run(session, names, feeds, fed, &fetch, &out, 1, &status) == TFPI_OK, "%s",
+                  status.message);
+        CHECK_TENSOR(out, TFPI_FLOAT, 1, (int64_t[]){2}, fed == 1 ? (float[]){13, 9} : (float[]){6, -2});
+        CHECK_MSG((tfpi_session_arena_bytes(session) > 0) == (fed == 1), "fed %d: arena %zu", fed,
+                  tfpi_session_arena_bytes(session));
+    }
+    tfpi_tensor_free(feeds[0]);
+    tfpi_tensor_free(feeds[1]);
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
     gb_free(g);
 }
 
@@ -335,6 +371,7 @@ int main(void)
     RUN(test_data_dependent_trips);
     RUN(test_endless_loop_limit);
     RUN(test_cond);
+    RUN(test_cond_resolved_while_planning);
     RUN(test_loop_in_untaken_branch);
     RUN(test_bad_graphs);
     RUN(test_assert);
