@@ -1,7 +1,7 @@
 /* cwise_unary.c - elementwise ops of one operand: activations (Relu, Relu6,
  * Elu, Selu, LeakyRelu, Sigmoid, Tanh, Softplus, Softsign), float math
  * (Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Floor, Ceil, Round, ...),
- * the integer forms of Neg/Abs/Square/Sign, LogicalNot, and Cast.
+ * the integer forms of Neg/Abs/Square/Sign, Exp on float64, LogicalNot, and Cast.
  *
  * Round is round-half-to-even, as TF's. Cast from a float type to an
  * integer type truncates toward zero like C++ static_cast; where static_cast
@@ -90,6 +90,7 @@ static inline float float_sign(float x) { return isnan(x) ? x : (float)((x > 0) 
 FLOAT_UNARY(DEFINE_FLOAT_UNARY)
 INT_UNARY(DEFINE_INT_UNARY)
 DEFINE_UNARY_LOOP(logical_not, uint8_t, x == 0)
+DEFINE_UNARY_LOOP(exp_double, double, exp(x)) /* float64 box decoders */
 
 typedef struct unary_kernel {
     const char *op;
@@ -103,6 +104,7 @@ static const unary_kernel unary_kernels[] = {
     FLOAT_UNARY(FLOAT_ROW)
     INT_UNARY(INT_ROWS)
     {"LogicalNot", TFPI_BOOL, logical_not},
+    {"Exp", TFPI_DOUBLE, exp_double},
 };
 
 static const unary_kernel *find_unary_kernel(const char *op, tfpi_dtype dtype)
