@@ -1,11 +1,13 @@
-/* test_detection_ops.c - the data-dependent ops of detection graphs:
- * NonMaxSuppression V1-V5 and Where, with control_flow.md's hand-computed
- * cases (8-16): the base set with overlapping pairs (IoU 0.818), the same
+/* test_detection_ops.c - the ops of detection graphs: NonMaxSuppression
+ * V1-V5, Where and CropAndResize, with control_flow.md's hand-computed
+ * cases (8-18): the base set with overlapping pairs (IoU 0.818), the same
  * boxes with flipped corners, equal scores (lower index first), IoU exactly
  * at the threshold (kept: TF suppresses only when IoU > threshold),
  * score_threshold (strictly greater), V4 padding, V5 soft NMS
  * (0.8 * e^(-1/9) = 0.715871), zero-area boxes, Where's row-major
- * coordinates; and malformed inputs as one-line errors. */
+ * coordinates, CropAndResize's whole-image, bilinear, nearest, one-pixel
+ * and extrapolated crops of a 3x3 image holding 0..8; and malformed inputs
+ * as one-line errors. */
 #include <string.h>
 
 #include "check.h"
@@ -123,6 +125,39 @@ static void test_where(void)
     gb_free(g);
 }
 
+static void test_crop_and_resize(void)
+{
+    gb_graph *g = gb_new();
+    float pixels[9];
+    for (int i = 0; i < 9; i++)
+        pixels[i] = (float)i;
+    gb_const(g, "image", TFPI_FLOAT, (int64_t[]){1, 3, 3, 1}, 4, pixels);
+    gb_const(g, "ind", TFPI_INT32, (int64_t[]){1}, 1, (int32_t[]){0});
+    gb_const(g, "bad_ind", TFPI_INT32, (int64_t[]){1}, 1, (int32_t[]){1});
+    gb_const(g, "size3", TFPI_INT32, (int64_t[]){2}, 1, (int32_t[]){3, 3});
+    gb_const(g, "size2", TFPI_INT32, (int64_t[]){2}, 1, (int32_t[]){2, 2});
+    gb_const(g, "size1", TFPI_INT32, (int64_t[]){2}, 1, (int32_t[]){1, 1});
+    gb_const(g, "whole", TFPI_FLOAT, (int64_t[]){1, 4}, 2, (float[]){0, 0, 1, 1});
+    gb_const(g, "corner", TFPI_FLOAT, (int64_t[]){1, 4}, 2, (float[]){0, 0, 0.75f, 0.75f});
+    gb_const(g, "centre", TFPI_FLOAT, (int64_t[]){1, 4}, 2, (float[]){0.25f, 0.25f, 0.75f, 0.75f});
+    gb_const(g, "outside", TFPI_FLOAT, (int64_t[]){1, 4}, 2, (float[]){-1, -1, 0, 0});
+    gb_node(g, "CropAndResize", "whole_crop", "image", "whole", "ind", "size3", NULL);
+    gb_node(g, "CropAndResize", "bilinear", "image", "corner", "ind", "size2", NULL);
+    Tfpi__NodeDef *n = gb_node(g, "CropAndResize", "nearest", "image", "corner", "ind", "size2", NULL);
+    gd_attr_set_string(n, "method", "nearest");
+    gb_node(g, "CropAndResize", "one", "image", "centre", "ind", "size1", NULL);
+    n = gb_node(g, "CropAndResize", "extrapolated", "image", "outside", "ind", "size2", NULL);
+    gd_attr_set_float(n, "extrapolation_value", -1);
+    gb_node(g, "CropAndResize", "bad", "image", "whole", "bad_ind", "size2", NULL);
+    CHECK_TENSOR(op_eval(g, NULL, "whole_crop"), TFPI_FLOAT, 4, (int64_t[]){1, 3, 3, 1}, pixels);
+    CHECK_TENSOR(op_eval(g, NULL, "bilinear"), TFPI_FLOAT, 4, (int64_t[]){1, 2, 2, 1}, (float[]){0, 1.5f, 4.5f, 6});
+    CHECK_TENSOR(op_eval(g, NULL, "nearest"), TFPI_FLOAT, 4, (int64_t[]){1, 2, 2, 1}, (float[]){0, 2, 6, 8});
+    CHECK_TENSOR(op_eval(g, NULL, "one"), TFPI_FLOAT, 4, (int64_t[]){1, 1, 1, 1}, (float[]){4});
+    CHECK_TENSOR(op_eval(g, NULL, "extrapolated"), TFPI_FLOAT, 4, (int64_t[]){1, 2, 2, 1}, (float[]){-1, -1, -1, 0});
+    CHECK_FAILS(g, NULL, "bad", "bad", "box_index has values outside [0, batch_size)");
+    gb_free(g);
+}
+
 static void test_malformed(void)
 {
     const float three_cols[2][3] = {{0, 0, 1}, {0, 1, 1}};
@@ -149,6 +184,7 @@ int main(void)
     RUN(test_nms_ties_and_thresholds);
     RUN(test_nms_v4_v5);
     RUN(test_where);
+    RUN(test_crop_and_resize);
     RUN(test_malformed);
     return check_summary();
 }
