@@ -1,9 +1,10 @@
-/* test_sequence_ops.c - CTCGreedyDecoder, SparseToDense and ClipByValue
- * with control_flow.md's hand-computed cases: the greedy decode of a
+/* test_sequence_ops.c - CTCGreedyDecoder, SparseToDense, ClipByValue and
+ * ReverseSequence with control_flow.md's hand-computed cases: the greedy decode of a
  * 4-step sequence with and without merged repeats, plus an empty second
  * sequence (log probabilities, sparse indices, dense shape); SparseToDense
  * in order, out of order (an error unless validate_indices is off) and out
- * of bounds; ClipByValue with scalar and elementwise bounds. */
+ * of bounds; ClipByValue with scalar and elementwise bounds; ReverseSequence
+ * along either dimension and a length past the end. */
 #include <stdio.h>
 
 #include "check.h"
@@ -93,10 +94,32 @@ static void test_clip_by_value(void)
     gb_free(g);
 }
 
+/* [[1,2,3,4],[5,6,7,8]] with lengths [3,1] along dim 1: [[3,2,1,4],[5,6,7,8]];
+ * the same transposed (seq_dim 0, batch_dim 1). */
+static void test_reverse_sequence(void)
+{
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_FLOAT, (int64_t[]){2, 4}, 2, (float[]){1, 2, 3, 4, 5, 6, 7, 8});
+    gb_const(g, "xt", TFPI_FLOAT, (int64_t[]){4, 2}, 2, (float[]){1, 5, 2, 6, 3, 7, 4, 8});
+    gb_const(g, "len", TFPI_INT64, (int64_t[]){2}, 1, (int64_t[]){3, 1});
+    gb_const(g, "too_long", TFPI_INT64, (int64_t[]){2}, 1, (int64_t[]){5, 1});
+    Tfpi__NodeDef *n = gb_node(g, "ReverseSequence", "rows", "x", "len", NULL);
+    gd_attr_set_int(n, "seq_dim", 1);
+    n = gb_node(g, "ReverseSequence", "cols", "xt", "len", NULL);
+    gd_attr_set_int(n, "batch_dim", 1);
+    n = gb_node(g, "ReverseSequence", "bad", "x", "too_long", NULL);
+    gd_attr_set_int(n, "seq_dim", 1);
+    CHECK_TENSOR(op_eval(g, NULL, "rows"), TFPI_FLOAT, 2, (int64_t[]){2, 4}, (float[]){3, 2, 1, 4, 5, 6, 7, 8});
+    CHECK_TENSOR(op_eval(g, NULL, "cols"), TFPI_FLOAT, 2, (int64_t[]){4, 2}, (float[]){3, 5, 2, 6, 1, 7, 4, 8});
+    CHECK_FAILS(g, NULL, "bad", "bad", "seq_lengths[0] = 5 is not in [0, 4]");
+    gb_free(g);
+}
+
 int main(void)
 {
     RUN(test_ctc_greedy);
     RUN(test_sparse_to_dense);
     RUN(test_clip_by_value);
+    RUN(test_reverse_sequence);
     return check_summary();
 }

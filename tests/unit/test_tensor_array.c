@@ -6,7 +6,10 @@
  * and TF's errors: a second read of a cleared slot, a write past a fixed
  * size (and the same write growing a dynamic array), a read of an unwritten
  * slot (zeros when the element shape is known, an error otherwise). Values
- * worked out by hand; the map case also matched TensorFlow.js. */
+ * worked out by hand; the map case also matched TensorFlow.js. The TF2
+ * TensorList ops get control_flow.md's test 7 (Reserve, SetItem, Stack,
+ * GetItem of an uninitialised slot, Length, ElementShape, SetItem out of
+ * range) and FromTensor/PushBack round trips. */
 #include <string.h>
 
 #include "check.h"
@@ -157,6 +160,44 @@ static void test_split_concat(void)
     gb_free(g);
 }
 
+static void test_tensor_list(void)
+{
+    gb_graph *g = gb_new();
+    gb_const(g, "shape", TFPI_INT32, (int64_t[]){1}, 1, (int32_t[]){2});
+    gb_const(g, "three", TFPI_INT32, NULL, 0, (int32_t[]){3});
+    gb_const(g, "one", TFPI_INT32, NULL, 0, (int32_t[]){1});
+    gb_const(g, "zero", TFPI_INT32, NULL, 0, (int32_t[]){0});
+    gb_const(g, "item", TFPI_FLOAT, (int64_t[]){2}, 1, (float[]){7, 8});
+    gb_const(g, "rows", TFPI_FLOAT, (int64_t[]){2, 2}, 2, (float[]){1, 2, 3, 4});
+    Tfpi__NodeDef *n = gb_node(g, "TensorListReserve", "list", "shape", "three", NULL);
+    gd_attr_set_type(n, "element_dtype", TFPI_FLOAT);
+    gb_node(g, "TensorListSetItem", "set", "list", "one", "item", NULL);
+    n = gb_node(g, "TensorListStack", "stack", "set", "shape", NULL);
+    gd_attr_set_type(n, "element_dtype", TFPI_FLOAT);
+    n = gb_node(g, "TensorListGetItem", "get0", "set", "zero", "shape", NULL);
+    gd_attr_set_type(n, "element_dtype", TFPI_FLOAT);
+    gb_node(g, "TensorListLength", "length", "set", NULL);
+    gb_node(g, "TensorListElementShape", "elem_shape", "set", NULL);
+    gb_node(g, "TensorListSetItem", "set3", "list", "three", "item", NULL);
+    gb_node(g, "TensorListFromTensor", "from", "rows", "shape", NULL);
+    gb_node(g, "TensorListPushBack", "pushed", "from", "item", NULL);
+    n = gb_node(g, "TensorListStack", "stack_pushed", "pushed", "shape", NULL);
+    gd_attr_set_type(n, "element_dtype", TFPI_FLOAT);
+    n = gb_node(g, "EmptyTensorList", "empty", "shape", "one", NULL);
+    gd_attr_set_type(n, "element_dtype", TFPI_FLOAT);
+    gb_node(g, "TensorListPushBack", "push1", "empty", "item", NULL);
+    gb_node(g, "TensorListPushBack", "push2", "push1", "item", NULL);
+    gb_node(g, "TensorListLength", "full", "push2", NULL);
+    CHECK_TENSOR(op_eval(g, NULL, "stack"), TFPI_FLOAT, 2, (int64_t[]){3, 2}, (float[]){0, 0, 7, 8, 0, 0});
+    CHECK_TENSOR(op_eval(g, NULL, "get0"), TFPI_FLOAT, 1, (int64_t[]){2}, (float[]){0, 0});
+    CHECK_TENSOR(op_eval(g, NULL, "length"), TFPI_INT32, 0, NULL, (int32_t[]){3});
+    CHECK_TENSOR(op_eval(g, NULL, "elem_shape"), TFPI_INT32, 1, (int64_t[]){1}, (int32_t[]){2});
+    CHECK_TENSOR(op_eval(g, NULL, "stack_pushed"), TFPI_FLOAT, 2, (int64_t[]){3, 2}, (float[]){1, 2, 3, 4, 7, 8});
+    CHECK_FAILS(g, NULL, "set3", "set3", "Trying to modify element 3 in a list with 3 elements.");
+    CHECK_FAILS(g, NULL, "full", "push2", "Tried to push item into a full list");
+    gb_free(g);
+}
+
 int main(void)
 {
     RUN(test_map);
@@ -164,5 +205,6 @@ int main(void)
     RUN(test_write_past_size);
     RUN(test_unwritten_read);
     RUN(test_split_concat);
+    RUN(test_tensor_list);
     return check_summary();
 }
