@@ -157,27 +157,3 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
     }
     return g;
 }
-
-int tfpi_graph_num_nodes(const tfpi_graph *graph) { return graph->num_nodes; }
-
-const char *tfpi_graph_node_name(const tfpi_graph *graph, int index)
-{
-    return index >= 0 && index < graph->num_nodes ? graph->nodes[index].def->name : NULL;
-}
-
-const char *tfpi_graph_node_op(const tfpi_graph *graph, int index)
-{
-    return index >= 0 && index < graph->num_nodes ? graph->nodes[index].def->op : NULL;
-}
-
-tfpi_dtype tfpi_graph_node_dtype(const tfpi_graph *graph, const char *tensor_name)
-{
-    tp_edge e;
-    if (tp_graph_resolve(graph, tensor_name, "tensor", &e, NULL) != TFPI_OK)
-        return 0;
-    const Tfpi__NodeDef *def = graph->nodes[e.node].def;
-    for (size_t i = 0; i < def->n_attr; i++)
-        if (!strcmp(def->attr[i]->key, "dtype") && def->attr[i]->value->value_case == TFPI__ATTR_VALUE__VALUE_TYPE)
-            return (tfpi_dtype)def->attr[i]->value->type;
-    return 0;
-}
