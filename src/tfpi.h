@@ -141,18 +141,19 @@ const char *tfpi_kernel_file_for_op(const char *op);
 /* ---- sessions ---------------------------------------------------------- */
 typedef struct tfpi_session_options {
     int num_threads; /* <= 0: one per core; 1: no threads are created */
-    /* Graphs with while loops: a loop that runs more iterations than this
-     * fails the run with an error naming its frame. <= 0: the default,
-     * TFPI_DEFAULT_MAX_LOOP_ITERATIONS. */
-    int64_t max_loop_iterations;
 } tfpi_session_options;
-#define TFPI_DEFAULT_MAX_LOOP_ITERATIONS 1000000
 
 /* options may be NULL for the defaults. The graph must outlive the session. */
 tfpi_session *tfpi_session_new(const tfpi_graph *graph,
                                const tfpi_session_options *options,
                                tfpi_status *status);
 void tfpi_session_free(tfpi_session *session);
+
+/* Graphs with while loops: a loop that runs more than `limit` iterations
+ * fails the run with an error naming its frame. limit <= 0 restores the
+ * default, TFPI_DEFAULT_MAX_LOOP_ITERATIONS. */
+#define TFPI_DEFAULT_MAX_LOOP_ITERATIONS 1000000
+void tfpi_session_set_max_loop_iterations(tfpi_session *session, int64_t limit);
 
 /* Runs the graph. Names are "node" or "node:k". Feeds are borrowed for the
  * call; on success outputs[i] receives a new tensor the caller frees with

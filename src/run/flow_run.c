@@ -170,8 +170,8 @@ static tfpi_code new_iteration(run_state *r, frame_inst *f, iteration **out)
     const tp_flow_frame *frame = &plan->frames[f->frame];
     if (f->next_number >= plan->max_iterations)
         return tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
-                               "while loop frame '%s' did not finish after %lld iterations (the session's "
-                               "max_loop_iterations)",
+                               "while loop frame '%s' did not finish after %lld iterations (the limit "
+                               "tfpi_session_set_max_loop_iterations sets)",
                                frame->name, (long long)plan->max_iterations);
     if (f->num_iters == f->cap_iters) {
         int cap = f->cap_iters ? 2 * f->cap_iters : 4;

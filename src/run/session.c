@@ -43,8 +43,7 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
         return NULL;
     }
     s->graph = graph;
-    s->max_loop_iterations = options && options->max_loop_iterations > 0 ? options->max_loop_iterations
-                                                                         : TFPI_DEFAULT_MAX_LOOP_ITERATIONS;
+    s->max_loop_iterations = TFPI_DEFAULT_MAX_LOOP_ITERATIONS;
     return s;
 }
 
@@ -195,6 +194,13 @@ static tfpi_code run_flow(tfpi_session *s, const char *const *feed_names, tfpi_t
             return code;
     }
     return tp_flow_run(s->flow, feeds, outputs, status);
+}
+
+void tfpi_session_set_max_loop_iterations(tfpi_session *session, int64_t limit)
+{
+    session->max_loop_iterations = limit > 0 ? limit : TFPI_DEFAULT_MAX_LOOP_ITERATIONS;
+    if (session->flow)
+        session->flow->max_iterations = session->max_loop_iterations;
 }
 
 void tfpi_session_set_profiling(tfpi_session *session, int enabled)

@@ -2,7 +2,7 @@
  * hand-written graphs of control_flow.md's test plan: a counting loop
  * (including zero-trip and negative bounds), nested loops whose inner
  * counter restarts every outer iteration, a data-dependent trip count and
- * an endless loop stopped by the session's iteration limit, tf.cond on a
+ * an endless loop stopped by tfpi_session_set_max_loop_iterations, tf.cond on a
  * PlaceholderWithDefault (default and fed, value_index, a dead fetch), a
  * loop inside an untaken branch, and the graphs that must be refused (a
  * cycle that is not a loop, a node reading two frames, Assert). Expected
@@ -180,8 +180,10 @@ static void test_endless_loop_limit(void)
     gb_graph *g = doubling_loop();
     tfpi_status status;
     tfpi_graph *graph = gb_load(g, &status);
-    tfpi_session_options options = {.num_threads = 1, .max_loop_iterations = 500};
+    tfpi_session_options options = {.num_threads = 1};
     tfpi_session *session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
+    if (session)
+        tfpi_session_set_max_loop_iterations(session, 500);
     const char *feed = "x", *fetch = "grow/Exit_1";
     const float zero = 0;
     tfpi_tensor *x = op_tensor(TFPI_FLOAT, NULL, 0, &zero), *out = NULL;
