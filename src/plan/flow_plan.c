@@ -318,6 +318,17 @@ static tfpi_code prepare_nodes(tp_flow_plan *plan, tfpi_status *status)
         fn->fed = is_fed(plan, n);
         if (fn->kind == TP_FLOW_SWITCH || fn->kind == TP_FLOW_MERGE)
             fn->num_outputs = 2;
+        int routed = fn->kind == TP_FLOW_SWITCH || fn->kind == TP_FLOW_MERGE ? 2 : 1;
+        if (fn->kind != TP_FLOW_OP && gn->num_outputs > routed)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s) has only %d output%s",
+                                   gn->def->name, gn->def->op, routed, routed > 1 ? "s" : "");
+        for (int f = 0; f < plan->num_fetches; f++) /* a fetched output nothing else reads */
+            if (plan->fetches[f].node == n && plan->fetches[f].index >= fn->num_outputs) {
+                if (fn->kind != TP_FLOW_OP)
+                    return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "fetch '%s:%d': the node has no output %d",
+                                           gn->def->name, plan->fetches[f].index, plan->fetches[f].index);
+                fn->num_outputs = plan->fetches[f].index + 1;
+            }
         if (!is_fed(plan, n) && !(fn->kernel = tp_find_kernel(gn->def->op)))
             return tp_plan_missing_kernel(gn->def, status);
         fn->ctx_inputs = calloc((size_t)gn->num_inputs + 1, sizeof *fn->ctx_inputs);
@@ -325,11 +336,6 @@ static tfpi_code prepare_nodes(tp_flow_plan *plan, tfpi_status *status)
         if (!fn->ctx_inputs || !fn->ctx_outputs)
             return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     }
-    for (int f = 0; f < plan->num_fetches; f++)
-        if (plan->fetches[f].index >= plan->nodes[plan->fetches[f].node].num_outputs)
-            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "fetch '%s:%d': the node has no output %d",
-                                   g->nodes[plan->fetches[f].node].def->name, plan->fetches[f].index,
-                                   plan->fetches[f].index);
     return TFPI_OK;
 }
 

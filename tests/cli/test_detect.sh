@@ -3,8 +3,8 @@
 # lossless PNGs), it prints the detections TensorFlow.js computed from the
 # same graph (labels, scores within 1e-4, corners within 0.1 pixel), on 1
 # and 3 threads; --output writes a PNG of the picture's size; camera
-# --detect announces the best object; bad flags and files are one-line
-# errors.
+# --detect announces the best object; summarize_graph and print_required_ops
+# describe the graph; bad flags and files are one-line errors.
 . tests/cli/lib.sh
 PY=/usr/bin/python3
 TD=${TFPI_TESTDATA:-../shared/testdata}
@@ -42,6 +42,21 @@ cp "$CLI_TMP/image_11.png" "$CLI_TMP/frames/"
 # shellcheck disable=SC2086
 expect_output "camera --detect announces the best object" "^SHEEP$" \
     camera --detect $MODEL --frames_from="$CLI_TMP/frames" --print_threshold=0.07 --num_threads=1
+
+expect_output "summarize_graph names the uint8 image_tensor input" \
+    "possible inputs: \(name=image_tensor, type=uint8\(4\), shape=\[\?,\?,\?,3\]\)" \
+    summarize_graph --in_graph="$D/frozen_inference_graph.pb"
+expect_output "summarize_graph names the four detection outputs" \
+    "4 possible outputs: \(name=detection_boxes, .*\(name=detection_scores, .*\(name=detection_classes, .*\(name=num_detections," \
+    summarize_graph --in_graph="$D/frozen_inference_graph.pb"
+# every op has a kernel; control flow is one tf_op_files.txt line like any other
+run_tool print_required_ops --graph="$D/frozen_inference_graph.pb"
+if [ "$rc" -eq 0 ] && ! grep -q "no tfpi kernel" "$CLI_TMP/out" && grep -q \
+    "^kernels/control_flow.c  # Enter Exit LoopCond Merge NextIteration Switch$" "$CLI_TMP/out"; then
+    cli_result "print_required_ops: the detection graph needs kernels/control_flow.c" yes ""
+else
+    cli_result "print_required_ops: the detection graph needs kernels/control_flow.c" no "$(head -c 600 "$CLI_TMP/out")"
+fi
 
 # shellcheck disable=SC2086
 expect_error "detect without --image" "error: --graph, --labels and --image are required" detect $MODEL

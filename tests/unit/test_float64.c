@@ -1,7 +1,8 @@
 /* test_float64.c - float64 in the ops graphs use to build coordinate grids
  * (anchor generators, keypoint heads): Cast both ways, RealDiv, Mul, Add,
- * Sub, Maximum, Less, Tile, Transpose, Pack, Range, Exp, Sum and Max, on
- * values worked out by hand (numpy gives the same in float64). */
+ * Sub, Maximum, Less, Tile, Transpose, Pack, ConcatV2, GatherV2, Range,
+ * Exp, Sqrt, Floor, Neg, Sum and Max, on values worked out by hand (numpy
+ * gives the same in float64). */
 #include <math.h>
 
 #include "check.h"
@@ -30,6 +31,13 @@ static gb_graph *grid_graph(void)
     gb_node(g, "Pack", "pack", "row", "row", NULL);
     gb_node(g, "Range", "range", "start", "limit", "delta", NULL);
     gb_node(g, "Exp", "exp", "row", NULL);
+    gb_node(g, "Sqrt", "sqrt", "row", NULL);
+    gb_node(g, "Floor", "floor", "div", NULL);
+    gb_node(g, "Neg", "neg", "row", NULL);
+    gb_const(g, "zero_i", TFPI_INT32, NULL, 0, (int32_t[]){0});
+    gb_const(g, "pick", TFPI_INT32, (int64_t[]){2}, 1, (int32_t[]){2, 0});
+    gb_node(g, "ConcatV2", "concat", "x", "x", "zero_i", NULL);
+    gb_node(g, "GatherV2", "gather", "row", "pick", "zero_i", NULL);
     gb_node(g, "Sum", "sum", "x", "axis1", NULL);
     gb_node(g, "Max", "max", "x", "axis1", NULL);
     Tfpi__NodeDef *c = gb_node(g, "Cast", "to_float", "x", NULL);
@@ -57,6 +65,12 @@ static void test_grid_ops(void)
     CHECK_TENSOR(op_eval(g, x, "pack"), TFPI_DOUBLE, 2, d23, (double[]){1, 0.5, 4, 1, 0.5, 4});
     CHECK_TENSOR(op_eval(g, x, "range"), TFPI_DOUBLE, 1, (int64_t[]){3}, (double[]){0.5, 1, 1.5});
     CHECK_TENSOR(op_eval(g, x, "exp"), TFPI_DOUBLE, 1, (int64_t[]){3}, (double[]){exp(1), exp(0.5), exp(4)});
+    CHECK_TENSOR(op_eval(g, x, "sqrt"), TFPI_DOUBLE, 1, (int64_t[]){3}, (double[]){1, sqrt(0.5), 2});
+    CHECK_TENSOR(op_eval(g, x, "floor"), TFPI_DOUBLE, 2, d23, (double[]){0, 1, 1, 2, 2, 3});
+    CHECK_TENSOR(op_eval(g, x, "neg"), TFPI_DOUBLE, 1, (int64_t[]){3}, (double[]){-1, -0.5, -4});
+    CHECK_TENSOR(op_eval(g, x, "concat"), TFPI_DOUBLE, 2, (int64_t[]){4, 3},
+                 (double[]){1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6});
+    CHECK_TENSOR(op_eval(g, x, "gather"), TFPI_DOUBLE, 1, (int64_t[]){2}, (double[]){4, 1});
     CHECK_TENSOR(op_eval(g, x, "sum"), TFPI_DOUBLE, 1, (int64_t[]){2}, (double[]){6, 15});
     CHECK_TENSOR(op_eval(g, x, "max"), TFPI_DOUBLE, 1, (int64_t[]){2}, (double[]){3, 6});
     CHECK_TENSOR(op_eval(g, x, "back"), TFPI_DOUBLE, 2, d23, (double[]){1, 2, 3, 4, 5, 6});
