@@ -55,6 +55,9 @@ static tfpi_code concat_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "expects concat_dim, N >= 2 values, N mins and N maxes; has %d inputs", ctx->num_inputs);
     tfpi_code code = tp_q_expect_scalars(ctx, 1 + n, 2 * n);
+    if (code == TFPI_OK && tp_attr_int(ctx->def, "N", n) != n)
+        code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute N = %lld, but the node has %d values",
+                       (long long)tp_attr_int(ctx->def, "N", n), n);
     const tfpi_tensor *first = ctx->inputs[1];
     if (code == TFPI_OK && first->dtype != TFPI_QUINT8 && first->dtype != TFPI_QINT32)
         code = tp_fail(ctx, TFPI_UNIMPLEMENTED, "values are %s; this kernel handles quint8 and qint32",
