@@ -36,12 +36,15 @@ struct tp_qgemm_isa {
 
 static bool always(void) { return true; }
 
+#if defined(__AVX512VNNI__) || defined(__ARM_NEON)
+/* The 4 codes at p as one 32-bit lane, to broadcast. */
 static uint32_t quad(const uint8_t *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
     return v;
 }
+#endif
 
 /* ---- plain C, 4 x 16 ---- */
 static void micro_c(const uint8_t *const *a, const uint8_t *panel, int64_t quads, uint32_t *raw)
