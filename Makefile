@@ -58,8 +58,8 @@ PROTO_OUT := gen/proto
 # README gives the measured cost: none that callgrind can see).
 # -ffp-contract=off: a*b+c is two roundings on every target (gcc's ISO C default;
 # clang would fuse), so the 8-bit kernels give the same bytes as TF on every target.
-CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -ffp-contract=off $(OPTFLAGS) $(ARCH_FLAGS) \
-          -fPIC -Isrc -I$(PROTO_OUT) -Itools/common -Itests/common -MMD -MP -pthread
+CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -ffp-contract=off $(OPTFLAGS) \
+          $(ARCH_FLAGS) -fPIC -Isrc -I$(PROTO_OUT) -Itools/common -Itests/common -MMD -MP -pthread
 LDFLAGS := -pthread
 LDLIBS := -lprotobuf-c -lpng -ljpeg -lz -lm
 
@@ -98,7 +98,7 @@ TOOL_COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TOOL_COMMON))
 # parts it calls.
 LIBTOOLS := $(LIB)/libtfpi_tools.a
 TOOLS := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
-EXAMPLES := label_image
+EXAMPLES := label_image detect
 TOOL_BINS := $(addprefix $(BIN)/,$(TOOLS) $(EXAMPLES))
 
 TEST_SRCS := $(wildcard tests/unit/*.c)
@@ -170,6 +170,14 @@ $(BIN)/%: $(OBJ)/tools/%.o $(LIBTOOLS) $(LIBTFPI)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BIN)/label_image: $(OBJ)/pi_examples/label_image/label_image.o $(LIBTOOLS) $(LIBTFPI)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# detect draws with its own files (pi_examples/detect/*.c).
+DETECT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard pi_examples/detect/*.c))
+$(OBJ)/pi_examples/detect/%.o: CFLAGS += -Ipi_examples/detect
+$(BIN)/detect: $(DETECT_OBJS) $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@

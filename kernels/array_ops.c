@@ -79,7 +79,9 @@ static tfpi_code reshape_prepare(tp_op_ctx *ctx)
     tfpi_code code = tp_expect_inputs(ctx, 2, 2);
     if (code == TFPI_OK)
         code = tp_reshape_dims(ctx, 1, dims, &ndims);
-    return code == TFPI_OK ? tp_set_output(ctx, 0, ctx->inputs[0]->dtype, ndims, dims) : code;
+    if (code == TFPI_OK)
+        code = tp_set_output(ctx, 0, ctx->inputs[0]->dtype, ndims, dims);
+    return code;
 }
 
 static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
@@ -161,7 +163,7 @@ static tfpi_code shape_prepare(tp_op_ctx *ctx)
 const tp_kernel tp_kernels_array_ops[] = {
     TP_KERNEL("Const", const_prepare, nothing_to_run, free_state, 0),
     TP_KERNEL("Placeholder", placeholder_prepare, nothing_to_run, NULL, 0),
-    TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, 0),
+    TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, TP_OUTPUTS(0)),
     TP_KERNEL("PlaceholderWithDefault", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("Identity", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("StopGradient", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),

@@ -203,7 +203,7 @@ static tfpi_code dequantize_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_quantization[] = {
-    TP_KERNEL("QuantizeV2", quantize_prepare, quantize_run, NULL, 0),
+    TP_KERNEL("QuantizeV2", quantize_prepare, quantize_run, NULL, TP_OUTPUTS(3)),
     TP_KERNEL("Dequantize", dequantize_prepare, dequantize_run, NULL, 0),
     TP_KERNELS_END,
 };

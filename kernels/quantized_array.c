@@ -147,7 +147,7 @@ static tfpi_code concat_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_quantized_array[] = {
-    TP_KERNEL("QuantizedReshape", reshape_prepare, reshape_run, NULL, 0),
-    TP_KERNEL("QuantizedConcat", concat_prepare, concat_run, NULL, 0),
+    TP_KERNEL("QuantizedReshape", reshape_prepare, reshape_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedConcat", concat_prepare, concat_run, NULL, TP_OUTPUTS(3)),
     TP_KERNELS_END,
 };

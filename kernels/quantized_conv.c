@@ -306,7 +306,7 @@ static tfpi_code qmatmul_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_quantized_conv[] = {
-    TP_KERNEL("QuantizedConv2D", qconv_prepare, qconv_run, release_weights, 0),
-    TP_KERNEL("QuantizedMatMul", qmatmul_prepare, qmatmul_run, release_weights, 0),
+    TP_KERNEL("QuantizedConv2D", qconv_prepare, qconv_run, release_weights, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedMatMul", qmatmul_prepare, qmatmul_run, release_weights, TP_OUTPUTS(3)),
     TP_KERNELS_END,
 };

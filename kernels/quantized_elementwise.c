@@ -225,11 +225,11 @@ static tfpi_code mul_run(tp_op_ctx *ctx) { return binary_run(ctx, false); }
 static tfpi_code add_run(tp_op_ctx *ctx) { return binary_run(ctx, true); }
 
 const tp_kernel tp_kernels_quantized_elementwise[] = {
-    TP_KERNEL("QuantizedBiasAdd", bias_add_prepare, bias_add_run, NULL, 0),
-    TP_KERNEL("QuantizedRelu", relu_prepare, relu_run, NULL, 0),
-    TP_KERNEL("QuantizedRelu6", relu_prepare, relu6_run, NULL, 0),
-    TP_KERNEL("QuantizedReluX", relu_x_prepare, relu_x_run, NULL, 0),
-    TP_KERNEL("QuantizedMul", binary_prepare, mul_run, binary_release, 0),
-    TP_KERNEL("QuantizedAdd", binary_prepare, add_run, binary_release, 0),
+    TP_KERNEL("QuantizedBiasAdd", bias_add_prepare, bias_add_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedRelu", relu_prepare, relu_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedRelu6", relu_prepare, relu6_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedReluX", relu_x_prepare, relu_x_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedMul", binary_prepare, mul_run, binary_release, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedAdd", binary_prepare, add_run, binary_release, TP_OUTPUTS(3)),
     TP_KERNELS_END,
 };

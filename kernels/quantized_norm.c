@@ -151,7 +151,7 @@ static tfpi_code instance_norm_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_quantized_norm[] = {
-    TP_KERNEL("QuantizedBatchNormWithGlobalNormalization", batch_norm_prepare, batch_norm_run, NULL, 0),
-    TP_KERNEL("QuantizedInstanceNorm", instance_norm_prepare, instance_norm_run, NULL, 0),
+    TP_KERNEL("QuantizedBatchNormWithGlobalNormalization", batch_norm_prepare, batch_norm_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedInstanceNorm", instance_norm_prepare, instance_norm_run, NULL, TP_OUTPUTS(3)),
     TP_KERNELS_END,
 };

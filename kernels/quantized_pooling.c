@@ -93,7 +93,7 @@ static tfpi_code max_pool_run(tp_op_ctx *ctx) { return qpool_run(ctx, false); }
 static tfpi_code avg_pool_run(tp_op_ctx *ctx) { return qpool_run(ctx, true); }
 
 const tp_kernel tp_kernels_quantized_pooling[] = {
-    TP_KERNEL("QuantizedMaxPool", qpool_prepare, max_pool_run, qpool_release, 0),
-    TP_KERNEL("QuantizedAvgPool", qpool_prepare, avg_pool_run, qpool_release, 0),
+    TP_KERNEL("QuantizedMaxPool", qpool_prepare, max_pool_run, qpool_release, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedAvgPool", qpool_prepare, avg_pool_run, qpool_release, TP_OUTPUTS(3)),
     TP_KERNELS_END,
 };

@@ -131,8 +131,8 @@ static tfpi_code requantize_run(tp_op_ctx *ctx) { return narrow_run(ctx, false);
 static tfpi_code shrink_run(tp_op_ctx *ctx) { return narrow_run(ctx, true); }
 
 const tp_kernel tp_kernels_quantized_requantize[] = {
-    TP_KERNEL("RequantizationRange", range_prepare, range_run, NULL, 0),
-    TP_KERNEL("Requantize", requantize_prepare, requantize_run, NULL, 0),
-    TP_KERNEL("QuantizeDownAndShrinkRange", shrink_prepare, shrink_run, NULL, 0),
+    TP_KERNEL("RequantizationRange", range_prepare, range_run, NULL, TP_OUTPUTS(2)),
+    TP_KERNEL("Requantize", requantize_prepare, requantize_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizeDownAndShrinkRange", shrink_prepare, shrink_run, NULL, TP_OUTPUTS(3)),
     TP_KERNELS_END,
 };

@@ -89,6 +89,6 @@ static tfpi_code resize_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_quantized_resize[] = {
-    TP_KERNEL("QuantizedResizeBilinear", resize_prepare, resize_run, NULL, 0),
+    TP_KERNEL("QuantizedResizeBilinear", resize_prepare, resize_run, NULL, TP_OUTPUTS(3)),
     TP_KERNELS_END,
 };

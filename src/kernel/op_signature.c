@@ -7,8 +7,10 @@
 
 #include "kernel/kernel.h"
 
-/* Outputs of the ops with more than one (or none). */
-int tp_op_output_count(const Tfpi__NodeDef *def)
+/* The number of outputs TensorFlow gives the node: from an attribute for
+ * the ops whose count varies, else what the kernel declares (one unless
+ * TP_OUTPUTS says otherwise; kernel may be NULL). */
+int tp_op_output_count(const Tfpi__NodeDef *def, const tp_kernel *kernel)
 {
     const char *op = def->op;
     if (!strcmp(op, "Split") || !strcmp(op, "SplitV"))
@@ -24,21 +26,8 @@ int tp_op_output_count(const Tfpi__NodeDef *def)
             data_inputs++;
         return data_inputs;
     }
-    if (!strcmp(op, "FusedBatchNorm") || !strcmp(op, "FusedBatchNormV2"))
-        return 5;
-    if (!strcmp(op, "FusedBatchNormV3"))
-        return 6;
-    if (!strcmp(op, "TopKV2") || !strcmp(op, "DecodeWav"))
-        return 2;
-    if (!strcmp(op, "NoOp"))
-        return 0;
-    /* the 8-bit ops: a tensor and its range (RequantizationRange: the range) */
-    if (!strcmp(op, "RequantizationRange"))
-        return 2;
-    if (!strncmp(op, "Quantized", 9) || !strcmp(op, "QuantizeV2") || !strcmp(op, "Requantize") ||
-        !strcmp(op, "QuantizeDownAndShrinkRange"))
-        return 3;
-    return 1;
+    const unsigned declared = kernel ? kernel->flags >> 8 : 0;
+    return declared ? (int)declared - 1 : 1;
 }
 
 /* The kind each well-known attribute must have wherever it appears. */
