@@ -30,8 +30,8 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.input_nhwc_1x128x128x3.f32')):
     n.save(sys.argv[2] + '/' + stem + '.npy', n.fromfile(f, '<f4').reshape(1, 128, 128, 3))" "$PHOTOS" "$CLI_TMP"
 
 # agreement NAME GRAPH : GRAPH's logits against TensorFlow's float logits on the 21 photos: the mean
-# cosine similarity must reach 0.7 (measured with ranges per run / frozen: 0.79 / 0.83 on x86, 0.79 /
-# 0.78 for ARMV6 under qemu). The float ops between the 8-bit ones round differently per target and
+# cosine similarity must reach 0.7 (measured with ranges per run / frozen: 0.79 / 0.83 on x86, PI and
+# AARCH64, 0.79 / 0.78 for ARMV6). The float ops between the 8-bit ones round differently per target and
 # this model amplifies that, so top-1 counts are printed, not checked (x86: 2 and 4 of 21).
 agreement() {
     for a_input in "$CLI_TMP"/*_*.npy; do
