@@ -134,8 +134,9 @@ tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status)
             l.buffer_of[i] = -1;
         collect_buffers(&l);
         plan->arena_size = place_buffers(l.buffers, l.num_buffers, sorted, live);
-        plan->arena = aligned_alloc(ARENA_ALIGN, plan->arena_size + ARENA_ALIGN);
-        if (!plan->arena)
+        code = tp_plan_charge(plan, -1, 0, plan->arena_size, status);
+        plan->arena = code == TFPI_OK ? aligned_alloc(ARENA_ALIGN, plan->arena_size + ARENA_ALIGN) : NULL;
+        if (code == TFPI_OK && !plan->arena)
             code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory allocating a %zu-byte arena",
                             plan->arena_size);
     }

@@ -1,8 +1,10 @@
 /* session.c - the public session API: a thread pool, the plan for the last
  * set of feeds and fetches (rebuilt when names, types or shapes change), and
  * running it: copy feeds into the arena, run the steps, copy fetches out. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run/profile.h"
 
@@ -17,6 +19,7 @@ struct tfpi_session {
     bool profiling;
     tfpi_node_profile *profile; /* one record per step run (fused steps are not) */
     int num_profiled;
+    uint64_t max_memory; /* the plans' memory budget */
 };
 
 tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_options *options,
@@ -35,7 +38,17 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
         return NULL;
     }
     s->graph = graph;
+    int64_t budget = options ? options->max_memory_bytes : 0;
+    s->max_memory = budget < 0 ? UINT64_MAX : budget == 0 ? (uint64_t)tfpi_default_max_memory() : (uint64_t)budget;
     return s;
+}
+
+int64_t tfpi_default_max_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0)
+        return (int64_t)1 << 30; /* unknown: 1 GiB */
+    return (int64_t)pages / 2 * page_size;
 }
 
 static void forget_plan(tfpi_session *s)
@@ -102,7 +115,7 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
 {
     forget_plan(s);
     s->plan = tp_plan_new(s->graph, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool,
-                          status);
+                          s->max_memory, status);
     if (!s->plan)
         return status ? status->code : TFPI_INVALID_ARGUMENT;
     s->num_feeds = num_feeds;
