@@ -3,6 +3,8 @@
 #   make [TARGET=LINUX|PI|PI64|AARCH64|ARMV6] [HOST_OS=...] [OPTFLAGS=...]
 #        [STATIC=0|1] [SANITIZE=1] [VALGRIND=1] [TF_OP_FILES=path]
 #   make test      builds and runs the test suite (under qemu-user for ARM)
+#   make fuzz [FUZZ_SECONDS=N]  builds the libFuzzer harnesses (tests/fuzz/)
+#                  with clang and runs each for N seconds
 #   make bench     benchmarks the large models (see README)
 #   make clean     removes gen/
 #
@@ -40,7 +42,14 @@ QEMU := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kind
         --show-leak-kinds=definite
 endif
 
-BUILD := gen/$(target)$(if $(SANITIZE),-sanitize)$(if $(VALGRIND),-valgrind)
+# FUZZ=1 (set by `make fuzz`): clang, with libFuzzer, ASan and UBSan
+# instrumentation, in gen/<target>-fuzz/.
+ifneq ($(FUZZ),)
+CC := clang
+SANITIZE :=
+endif
+
+BUILD := gen/$(target)$(if $(SANITIZE),-sanitize)$(if $(VALGRIND),-valgrind)$(if $(FUZZ),-fuzz)
 OBJ := $(BUILD)/obj
 LIB := $(BUILD)/lib
 BIN := $(BUILD)/bin
@@ -61,6 +70,10 @@ endif
 ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+endif
+ifneq ($(FUZZ),)
+CFLAGS += -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
 # Quiet output; `make V=1` shows the full commands.
@@ -93,7 +106,7 @@ TEST_COMMON := $(wildcard tests/common/*.c)
 TEST_COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_COMMON))
 TEST_BINS := $(patsubst tests/unit/%.c,$(BIN)/tests/%,$(TEST_SRCS))
 
-.PHONY: all lib tools tests test bench clean
+.PHONY: all lib tools tests test bench clean fuzz fuzzers
 # Keep objects that pattern rules chain through (make would delete them).
 .SECONDARY:
 all: $(LIBTFPI) $(TOOL_BINS)
@@ -214,6 +227,20 @@ $(BIN)/fp32_peak: $(OBJ)/tests/bench/fp32_peak.o $(LIBTOOLS) $(LIBTFPI)
 
 bench: $(TOOL_BINS) $(BIN)/fp32_peak
 	BIN=$(BIN) sh tests/bench.sh
+
+# ---- fuzzing ---------------------------------------------------------------
+FUZZ_SECONDS ?= 60
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(wildcard tests/fuzz/*.c))
+fuzzers: $(FUZZERS)
+$(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(TRANSFORM_OBJS) $(LIBTOOLS) $(LIBTFPI)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+fuzz:
+	$(MAKE) all
+	$(MAKE) FUZZ=1 fuzzers
+	BIN=gen/$(target)-fuzz/bin TOOLS=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run_fuzzers.sh
 
 clean:
 	rm -rf gen

@@ -111,8 +111,8 @@ static tfpi_code reshape_prepare(tp_op_ctx *ctx)
     const tfpi_tensor *in = ctx->inputs[0], *shape = ctx->inputs[1];
     int64_t n = tp_num_elements(shape), dims[TFPI_MAX_DIMS], known = 1;
     int infer = -1;
-    if (shape->ndims > 1 || n > TFPI_MAX_DIMS)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape must be a vector of at most %d values",
+    if (shape->ndims > 1 || n > TFPI_MAX_DIMS || (shape->dtype != TFPI_INT32 && shape->dtype != TFPI_INT64))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape must be an int32 or int64 vector of at most %d values",
                        TFPI_MAX_DIMS);
     for (int i = 0; i < n; i++) {
         dims[i] = tp_get_int(shape, i);

@@ -88,12 +88,11 @@ static bool plan_matches(const tfpi_session *s, const char *const *feed_names,
         if (strcmp(s->feed_names[i], feed_names[i]) != 0 || feeds[i]->dtype != s->feed_shapes[i].dtype ||
             !tp_same_shape(feeds[i], &s->feed_shapes[i]))
             return false;
-    for (int i = 0; i < num_feeds; i++) {
-        const tfpi_tensor *planned = tp_plan_tensor(s->plan, s->plan->feeds[i]);
+    /* A fed node the fetches do not need has no output slots. */
+    for (int i = 0; i < num_feeds; i++)
         if (feeds[i]->dtype == TFPI_STRING && s->plan->nodes[s->plan->feeds[i].node].needed &&
-            !tp_same_strings(feeds[i], planned))
+            !tp_same_strings(feeds[i], tp_plan_tensor(s->plan, s->plan->feeds[i])))
             return false;
-    }
     for (int i = 0; i < num_fetches; i++)
         if (strcmp(s->fetch_names[i], fetch_names[i]) != 0)
             return false;

@@ -150,6 +150,7 @@ def size_cases(c):
             "node 'y'.*" + TOO_LARGE, fetch="z")
     for i, shape in enumerate([[BIG, BIG], [HUGE, 2], [-2, 3], [-1, -1], [HUGE, -1]]):
         c.error(f"reshape_{i}", one_op("Reshape", [f32([1, 2, 3, 4, 5, 6]), i64(shape)]), "node 'y'")
+    c.error("reshape_float_shape", one_op("Reshape", [f32([1, 2]), f32([2.6e29])]), "node 'y'.*int32 or int64")
     c.error("reshape_zero_infer", one_op("Reshape", [f32([1, 2]), i32([0, -1])]), "node 'y'")
     c.error("reshape_count_mismatch", one_op("Reshape", [f32([1, 2, 3]), i32([2, 2])]), "node 'y'")
     c.error("reshape_empty_infer", one_op("Reshape", [np.zeros((0, 3), np.float32), i32([0, -1, 3])]),
