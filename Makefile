@@ -6,6 +6,8 @@
 #   make fuzz [FUZZ_SECONDS=N]  builds the libFuzzer harnesses (tests/fuzz/)
 #                  with clang and runs each for N seconds
 #   make bench     benchmarks the large models (see README)
+#   make install   [PREFIX=/usr/local] [DESTDIR=...]; make uninstall undoes it
+#   make deb       Debian packages for the TARGET (see packaging/)
 #   make clean     removes gen/
 #
 # Every target builds into gen/<target>/{obj,lib,bin}; protoc-c output goes to
@@ -27,6 +29,12 @@ include toolchains/$(target).mk
 # `make CC=clang` on the command line overrides this.
 CC := $(CROSS_PREFIX)gcc
 AR := $(CROSS_PREFIX)ar
+
+# The one place the version is set: tfpi_version(), every tool's --version,
+# the soname (libtfpi.so.MAJOR), tfpi.pc and the packages come from it.
+VERSION := 1.0.0
+VERSION_MAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME := libtfpi.so.$(VERSION_MAJOR)
 
 OPTFLAGS ?= -O2
 TF_OP_FILES ?= tf_op_files.txt
@@ -55,8 +63,12 @@ LIB := $(BUILD)/lib
 BIN := $(BUILD)/bin
 PROTO_OUT := gen/proto
 
-CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror $(OPTFLAGS) $(ARCH_FLAGS) \
-          -Isrc -I$(PROTO_OUT) -Itools/common -Itests/common -MMD -MP -pthread
+# -fPIC everywhere: the same objects go into libtfpi.a and libtfpi.so (the
+# README gives the measured cost: none that callgrind can see).
+# -ffp-contract=off: a*b+c is two roundings on every target (gcc's ISO C default;
+# clang would fuse), so the 8-bit kernels give the same bytes as TF on every target.
+CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -ffp-contract=off $(OPTFLAGS) \
+          $(ARCH_FLAGS) -fPIC -Isrc -I$(PROTO_OUT) -Itools/common -Itests/common -MMD -MP -pthread
 LDFLAGS := -pthread
 LDLIBS := -lprotobuf-c -lpng -ljpeg -lz -lm
 
@@ -91,6 +103,7 @@ LIB_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS)) \
             $(patsubst $(PROTO_OUT)/%.c,$(OBJ)/proto/%.o,$(PROTO_C)) \
             $(OBJ)/op_registry.o
 LIBTFPI := $(LIB)/libtfpi.a
+LIBTFPI_SO := $(LIB)/libtfpi.so.$(VERSION)
 
 TOOL_COMMON := $(wildcard tools/common/*.c)
 TOOL_COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TOOL_COMMON))
@@ -106,13 +119,13 @@ TEST_COMMON := $(wildcard tests/common/*.c)
 TEST_COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_COMMON))
 TEST_BINS := $(patsubst tests/unit/%.c,$(BIN)/tests/%,$(TEST_SRCS))
 
-.PHONY: all lib tools tests test bench clean fuzz fuzzers
+.PHONY: all lib tools tests test bench clean install uninstall deb fuzz fuzzers
 # Keep objects that pattern rules chain through (make would delete them).
 .SECONDARY:
-all: $(LIBTFPI) $(TOOL_BINS)
-lib: $(LIBTFPI)
+all: $(LIBTFPI) $(LIBTFPI_SO) $(TOOL_BINS)
+lib: $(LIBTFPI) $(LIBTFPI_SO)
 tools: $(TOOL_BINS)
-tests: $(TEST_BINS) $(TOOL_BINS)
+tests: $(TEST_BINS) $(TOOL_BINS) $(LIBTFPI_SO)
 
 # ---- generated code --------------------------------------------------------
 $(PROTO_OUT)/%.pb-c.c $(PROTO_OUT)/%.pb-c.h: proto/%.proto
@@ -137,6 +150,8 @@ $(OBJ)/proto/%.o: $(PROTO_OUT)/%.c $(BUILD_FILES) | $(PROTO_H)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+$(OBJ)/src/core/version.o: CFLAGS += -DTFPI_VERSION='"$(VERSION)"'
+
 $(OBJ)/op_registry.o: $(REGISTRY_C) $(BUILD_FILES) | $(PROTO_H)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -149,6 +164,17 @@ $(LIBTFPI) $(LIBTOOLS):
 	@echo "  AR      $@"
 	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
+
+# The shared library: the same objects, only tfpi_* exported (src/libtfpi.map),
+# linked against the target's shared libraries whatever STATIC says; the
+# soname and the development symlink sit beside it.
+$(LIBTFPI_SO): $(LIB_OBJS) src/libtfpi.map
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libtfpi.map -Wl,--no-undefined \
+	    $(filter-out -static,$(LDFLAGS)) $(LIB_OBJS) $(LDLIBS) -o $@
+	$(Q)ln -sfn libtfpi.so.$(VERSION) $(LIB)/$(SONAME)
+	$(Q)ln -sfn $(SONAME) $(LIB)/libtfpi.so
 
 # ---- link ------------------------------------------------------------------
 $(BIN)/%: $(OBJ)/tools/%.o $(LIBTOOLS) $(LIBTFPI)
@@ -217,7 +243,9 @@ $(BIN)/tests/%: $(OBJ)/tests/unit/%.o $(TEST_COMMON_OBJS) $(LIBTOOLS) $(LIBTFPI)
 
 # ---- run -------------------------------------------------------------------
 test: tests
-	BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) sh tests/run_tests.sh
+	BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) CC="$(CC)" CROSS_PREFIX="$(CROSS_PREFIX)" \
+	    SYSROOT="$(SYSROOT)" MULTIARCH="$(MULTIARCH)" SANITIZE="$(SANITIZE)" $(INSTALL_ENV) \
+	    sh tests/run_tests.sh
 
 # fp32_peak (an FMA loop timing this CPU's float peak) is a bench helper.
 $(BIN)/fp32_peak: $(OBJ)/tests/bench/fp32_peak.o $(LIBTOOLS) $(LIBTFPI)
@@ -241,6 +269,28 @@ fuzz:
 	$(MAKE) all
 	$(MAKE) FUZZ=1 fuzzers
 	BIN=gen/$(target)-fuzz/bin TOOLS=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run_fuzzers.sh
+
+# ---- install ---------------------------------------------------------------
+# packaging/install.sh copies this target's build (or removes it again); the
+# test suite and `make deb` call it the same way.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+INSTALL_ENV = BUILD=$(BUILD) PROGRAMS="$(TOOLS) $(EXAMPLES) camera" VERSION=$(VERSION) SONAME=$(SONAME) \
+              PREFIX=$(PREFIX) BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+              DATADIR=$(DATADIR) PYTHONDIR=$(PYTHONDIR) DESTDIR="$(DESTDIR)"
+install: all
+	$(Q)$(INSTALL_ENV) sh packaging/install.sh install
+uninstall:
+	$(Q)$(INSTALL_ENV) sh packaging/install.sh uninstall
+
+# Debian packages (packaging/make_deb.sh) into gen/<target>/deb/.
+deb: all
+	$(Q)$(INSTALL_ENV) DEBIAN_ARCH=$(or $(DEBIAN_ARCH),$(shell dpkg --print-architecture)) \
+	    MULTIARCH=$(MULTIARCH) CROSS_PREFIX=$(CROSS_PREFIX) QEMU="$(QEMU)" OUT=$(BUILD)/deb sh packaging/make_deb.sh
 
 clean:
 	rm -rf gen

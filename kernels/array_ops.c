@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/checked_math.h"
-#include "kernel/kernel.h"
+#include "kernel/array_kernel_util.h"
 #include "graph/tensor_proto.h"
 
 static void free_state(void *state) { free(state); }
@@ -103,40 +102,14 @@ static tfpi_code check_numerics_run(tp_op_ctx *ctx)
 
 static tfpi_code reshape_prepare(tp_op_ctx *ctx)
 {
+    int64_t dims[TFPI_MAX_DIMS];
+    int ndims;
     tfpi_code code = tp_expect_inputs(ctx, 2, 2);
     if (code == TFPI_OK)
-        code = tp_expect_known(ctx, 1);
-    if (code != TFPI_OK)
-        return code;
-    const tfpi_tensor *in = ctx->inputs[0], *shape = ctx->inputs[1];
-    int64_t n = tp_num_elements(shape), dims[TFPI_MAX_DIMS], known = 1;
-    int infer = -1;
-    if (shape->ndims > 1 || n > TFPI_MAX_DIMS || (shape->dtype != TFPI_INT32 && shape->dtype != TFPI_INT64))
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape must be an int32 or int64 vector of at most %d values",
-                       TFPI_MAX_DIMS);
-    for (int i = 0; i < n; i++) {
-        dims[i] = tp_get_int(shape, i);
-        if (dims[i] == -1 && infer < 0)
-            infer = i;
-        else if (dims[i] < 0)
-            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has invalid size %lld", (long long)dims[i]);
-        else if (!tp_checked_mul(known, dims[i], &known))
-            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has too many elements");
-    }
-    int64_t total = tp_num_elements(in);
-    if (infer >= 0) {
-        if (known == 0 || total % known != 0)
-            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "cannot reshape %lld elements with a -1 dimension",
-                           (long long)total);
-        dims[infer] = total / known;
-        known *= dims[infer];
-    }
-    if (known != total) {
-        char s[128];
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "cannot reshape %s (%lld elements) to %lld elements",
-                       tp_shape_string(in, s, sizeof s), (long long)total, (long long)known);
-    }
-    return tp_set_output(ctx, 0, in->dtype, (int)n, dims);
+        code = tp_reshape_dims(ctx, 1, dims, &ndims);
+    if (code == TFPI_OK)
+        code = tp_set_output(ctx, 0, ctx->inputs[0]->dtype, ndims, dims);
+    return code;
 }
 
 static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
@@ -218,7 +191,7 @@ static tfpi_code shape_prepare(tp_op_ctx *ctx)
 const tp_kernel tp_kernels_array_ops[] = {
     TP_KERNEL("Const", const_prepare, nothing_to_run, free_state, 0),
     TP_KERNEL("Placeholder", placeholder_prepare, nothing_to_run, NULL, 0),
-    TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, 0),
+    TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, TP_OUTPUTS(0)),
     TP_KERNEL("PlaceholderWithDefault", placeholder_with_default_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("Identity", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("StopGradient", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),

@@ -272,9 +272,9 @@ static tfpi_code batch_norm_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_batch_norm[] = {
-    TP_KERNEL("FusedBatchNorm", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, 0),
-    TP_KERNEL("FusedBatchNormV2", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, 0),
-    TP_KERNEL("FusedBatchNormV3", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, 0),
+    TP_KERNEL("FusedBatchNorm", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, TP_OUTPUTS(5)),
+    TP_KERNEL("FusedBatchNormV2", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, TP_OUTPUTS(5)),
+    TP_KERNEL("FusedBatchNormV3", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, TP_OUTPUTS(6)),
     TP_KERNEL("BatchNormWithGlobalNormalization", global_norm_prepare, batch_norm_run, batch_norm_release, 0),
     TP_KERNELS_END,
 };

@@ -269,6 +269,6 @@ static tfpi_code decode_wav_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_decode_wav[] = {
-    TP_KERNEL("DecodeWav", decode_wav_prepare, decode_wav_run, NULL, 0),
+    TP_KERNEL("DecodeWav", decode_wav_prepare, decode_wav_run, NULL, TP_OUTPUTS(2)),
     TP_KERNELS_END,
 };

@@ -184,6 +184,6 @@ static tfpi_code top_k_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_top_k[] = {
-    TP_KERNEL("TopKV2", top_k_prepare, top_k_run, free_top_k_state, 0),
+    TP_KERNEL("TopKV2", top_k_prepare, top_k_run, free_top_k_state, TP_OUTPUTS(2)),
     TP_KERNELS_END,
 };

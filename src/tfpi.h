@@ -44,6 +44,8 @@ typedef enum tfpi_dtype {
     TFPI_QINT8 = 11,
     TFPI_QUINT8 = 12,
     TFPI_QINT32 = 13,
+    TFPI_QINT16 = 15,
+    TFPI_QUINT16 = 16,
     TFPI_UINT16 = 17,
     TFPI_HALF = 19
 } tfpi_dtype;
@@ -59,6 +61,9 @@ typedef struct tfpi_bytes {
 typedef struct tfpi_tensor tfpi_tensor;
 typedef struct tfpi_graph tfpi_graph;
 typedef struct tfpi_session tfpi_session;
+
+/* The library's version, "MAJOR.MINOR.PATCH" (the soname carries MAJOR). */
+const char *tfpi_version(void);
 
 /* ---- status ------------------------------------------------------------ */
 void tfpi_status_clear(tfpi_status *status);
@@ -105,6 +110,16 @@ const char *tfpi_graph_node_op(const tfpi_graph *graph, int index);
 /* The `dtype` attribute of the node a tensor name ("node" or "node:k")
  * refers to, which is what a Placeholder expects; 0 if there is none. */
 tfpi_dtype tfpi_graph_node_dtype(const tfpi_graph *graph, const char *tensor_name);
+/* Data inputs of node `index`: how many, and the index of the node feeding
+ * input k (-1 if there is no such input) with that node's output index in
+ * *output_index (may be NULL). */
+int tfpi_graph_node_num_inputs(const tfpi_graph *graph, int index);
+int tfpi_graph_node_input(const tfpi_graph *graph, int index, int k, int *output_index);
+/* The `shape` attribute of the node a tensor name refers to (a Placeholder's):
+ * returns its rank and writes up to max_dims sizes to dims (-1 for a size
+ * that is not known); -1 if the node has no shape of known rank. */
+int tfpi_graph_node_shape(const tfpi_graph *graph, const char *tensor_name, int64_t *dims,
+                          int max_dims);
 
 /* ---- model tools: protected models, op catalogue ------------------------
  * Loading also accepts TensorFlow's memory-mapped layout (what

@@ -290,6 +290,7 @@ int main(int argc, char **argv)
         .print_threshold = 50.0f,
         .repeat_after = 10.0f,
     };
+    classifier_model_find_defaults(&o.model);
     const tool_flag flags[] = {
         CLASSIFIER_MODEL_FLAGS(o.model),
         {"source", FLAG_STRING, &o.source, "auto (libcamera, then V4L2), libcamera, v4l2 or files"},

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_path.h"
 #include "file_util.h"
 #include "flags.h"
 #include "labels.h"
@@ -162,11 +163,13 @@ int main(int argc, char **argv)
 {
     options o = {
         .model = CLASSIFIER_MODEL_DEFAULTS,
-        .image = "downloads/images/grace_hopper.jpg",
         .root_dir = "",
         .num_threads = 0,
         .top_k = 5,
     };
+    char default_image[PATH_MAX];
+    o.image = data_path("images/grace_hopper.jpg", default_image, sizeof default_image);
+    classifier_model_find_defaults(&o.model);
     const tool_flag flags[] = {
         {"image", FLAG_STRING, &o.image, "image to classify (JPEG or PNG)"},
         CLASSIFIER_MODEL_FLAGS(o.model),

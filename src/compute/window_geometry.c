@@ -174,12 +174,19 @@ static tfpi_code window_geometry(tp_op_ctx *ctx, const window_attrs *a, const in
 
 tfpi_code tp_conv_window_params(tp_op_ctx *ctx, bool depthwise, tp_window_params *p)
 {
-    window_attrs a = {0};
     tfpi_code code;
     if ((code = tp_expect_inputs(ctx, 2, 2)) != TFPI_OK ||
         (code = tp_expect_dtype(ctx, 0, TFPI_FLOAT)) != TFPI_OK ||
-        (code = tp_expect_dtype(ctx, 1, TFPI_FLOAT)) != TFPI_OK ||
-        (code = expect_rank4(ctx, 0, "input", "NHWC")) != TFPI_OK ||
+        (code = tp_expect_dtype(ctx, 1, TFPI_FLOAT)) != TFPI_OK)
+        return code;
+    return tp_conv_window_geometry(ctx, depthwise, p);
+}
+
+tfpi_code tp_conv_window_geometry(tp_op_ctx *ctx, bool depthwise, tp_window_params *p)
+{
+    window_attrs a = {0};
+    tfpi_code code;
+    if ((code = expect_rank4(ctx, 0, "input", "NHWC")) != TFPI_OK ||
         (code = expect_rank4(ctx, 1, "filter",
                              depthwise ? "[height, width, in_channels, channel_multiplier]"
                                        : "[height, width, in_channels, out_channels]")) != TFPI_OK ||
@@ -205,11 +212,20 @@ tfpi_code tp_pool_window_params(tp_op_ctx *ctx, const int64_t *ksize, int ksize_
                                 const int64_t *strides, int strides_count, bool explicit_allowed,
                                 tp_window_params *p)
 {
+    tfpi_code code = tp_expect_dtype(ctx, 0, TFPI_FLOAT);
+    return code != TFPI_OK ? code
+                           : tp_pool_window_geometry(ctx, ksize, ksize_count, strides, strides_count,
+                                                     explicit_allowed, p);
+}
+
+tfpi_code tp_pool_window_geometry(tp_op_ctx *ctx, const int64_t *ksize, int ksize_count,
+                                  const int64_t *strides, int strides_count, bool explicit_allowed,
+                                  tp_window_params *p)
+{
     window_attrs a = {.dilation_h = 1, .dilation_w = 1};
     int64_t window_h, window_w;
     tfpi_code code;
-    if ((code = tp_expect_dtype(ctx, 0, TFPI_FLOAT)) != TFPI_OK ||
-        (code = expect_rank4(ctx, 0, "input", "NHWC")) != TFPI_OK || (code = expect_nhwc(ctx)) != TFPI_OK ||
+    if ((code = expect_rank4(ctx, 0, "input", "NHWC")) != TFPI_OK || (code = expect_nhwc(ctx)) != TFPI_OK ||
         (code = read_padding(ctx, explicit_allowed, &a)) != TFPI_OK ||
         (code = spatial_pair(ctx, "ksize", ksize, ksize_count, &window_h, &window_w)) != TFPI_OK ||
         (code = spatial_pair(ctx, "strides", strides, strides_count, &a.stride_h, &a.stride_w)) != TFPI_OK)

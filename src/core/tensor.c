@@ -16,7 +16,7 @@ size_t tfpi_dtype_size(tfpi_dtype dtype)
     case TFPI_FLOAT: case TFPI_INT32: case TFPI_QINT32: return 4;
     case TFPI_DOUBLE: case TFPI_INT64: return 8;
     case TFPI_UINT8: case TFPI_INT8: case TFPI_BOOL: case TFPI_QINT8: case TFPI_QUINT8: return 1;
-    case TFPI_INT16: case TFPI_UINT16: case TFPI_HALF: return 2;
+    case TFPI_INT16: case TFPI_UINT16: case TFPI_HALF: case TFPI_QINT16: case TFPI_QUINT16: return 2;
     case TFPI_STRING: return sizeof(tfpi_bytes);
     }
     return 0;
@@ -37,6 +37,8 @@ const char *tfpi_dtype_name(tfpi_dtype dtype)
     case TFPI_QINT8: return "qint8";
     case TFPI_QUINT8: return "quint8";
     case TFPI_QINT32: return "qint32";
+    case TFPI_QINT16: return "qint16";
+    case TFPI_QUINT16: return "quint16";
     case TFPI_UINT16: return "uint16";
     case TFPI_HALF: return "half";
     }
@@ -261,8 +263,8 @@ int64_t tp_get_int(const tfpi_tensor *t, int64_t i)
     case TFPI_INT64: return ((const int64_t *)t->data)[i];
     case TFPI_UINT8: case TFPI_QUINT8: case TFPI_BOOL: return ((const uint8_t *)t->data)[i];
     case TFPI_INT8: case TFPI_QINT8: return ((const int8_t *)t->data)[i];
-    case TFPI_INT16: return ((const int16_t *)t->data)[i];
-    case TFPI_UINT16: return ((const uint16_t *)t->data)[i];
+    case TFPI_INT16: case TFPI_QINT16: return ((const int16_t *)t->data)[i];
+    case TFPI_UINT16: case TFPI_QUINT16: return ((const uint16_t *)t->data)[i];
     case TFPI_FLOAT: return saturate_to_int(((const float *)t->data)[i]);
     case TFPI_DOUBLE: return saturate_to_int(((const double *)t->data)[i]);
     default: return 0;

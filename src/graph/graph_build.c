@@ -188,23 +188,3 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
     }
     return g;
 }
-
-int tfpi_graph_num_nodes(const tfpi_graph *graph) { return graph->num_nodes; }
-
-const char *tfpi_graph_node_name(const tfpi_graph *graph, int index)
-{
-    return index >= 0 && index < graph->num_nodes ? graph->nodes[index].def->name : NULL;
-}
-
-const char *tfpi_graph_node_op(const tfpi_graph *graph, int index)
-{
-    return index >= 0 && index < graph->num_nodes ? graph->nodes[index].def->op : NULL;
-}
-
-tfpi_dtype tfpi_graph_node_dtype(const tfpi_graph *graph, const char *tensor_name)
-{
-    tp_edge e;
-    if (tp_graph_resolve(graph, tensor_name, "tensor", &e, NULL) != TFPI_OK)
-        return 0;
-    return tp_attr_type(graph->nodes[e.node].def, "dtype", 0);
-}

@@ -61,6 +61,10 @@ enum {
     TP_STATEFUL = 1 << 0,      /* never folded (random numbers) */
     TP_ALIAS_INPUT0 = 1 << 1,  /* output 0 is input 0's bytes (Identity, Reshape) */
 };
+/* An op with a fixed number of outputs other than one declares it in its
+ * flags: TP_OUTPUTS(3) for QuantizedConv2D, TP_OUTPUTS(0) for NoOp. Ops
+ * whose count comes from an attribute are in tp_op_output_count. */
+#define TP_OUTPUTS(n) (((unsigned)(n) + 1u) << 8)
 
 typedef struct tp_kernel {
     const char *op;
@@ -88,7 +92,7 @@ const char *tp_kernel_file_for_op(const char *op);
 /* ---- the op registry's checks (op_signature.c) ---- */
 /* How many outputs the node's op produces (num_split, num, ... for the
  * ops whose count is an attribute). */
-int tp_op_output_count(const Tfpi__NodeDef *def);
+int tp_op_output_count(const Tfpi__NodeDef *def, const tp_kernel *kernel);
 /* Attribute kinds, N against the inputs, T / SrcT / dtype against the
  * input types, no inputs into a Const; runs before the kernel's prepare. */
 tfpi_code tp_check_node_signature(tp_op_ctx *ctx);

@@ -7,8 +7,10 @@
 
 #include "kernel/kernel.h"
 
-/* Outputs of the ops with more than one (or none). */
-int tp_op_output_count(const Tfpi__NodeDef *def)
+/* The number of outputs TensorFlow gives the node: from an attribute for
+ * the ops whose count varies, else what the kernel declares (one unless
+ * TP_OUTPUTS says otherwise; kernel may be NULL). */
+int tp_op_output_count(const Tfpi__NodeDef *def, const tp_kernel *kernel)
 {
     const char *op = def->op;
     if (!strcmp(op, "Split") || !strcmp(op, "SplitV"))
@@ -24,15 +26,8 @@ int tp_op_output_count(const Tfpi__NodeDef *def)
             data_inputs++;
         return data_inputs;
     }
-    if (!strcmp(op, "FusedBatchNorm") || !strcmp(op, "FusedBatchNormV2"))
-        return 5;
-    if (!strcmp(op, "FusedBatchNormV3"))
-        return 6;
-    if (!strcmp(op, "TopKV2") || !strcmp(op, "DecodeWav"))
-        return 2;
-    if (!strcmp(op, "NoOp"))
-        return 0;
-    return 1;
+    const unsigned declared = kernel ? kernel->flags >> 8 : 0;
+    return declared ? (int)declared - 1 : 1;
 }
 
 /* The kind each well-known attribute must have wherever it appears. */
@@ -92,10 +87,14 @@ static int inputs_counted_by_n(const tp_op_ctx *ctx)
     return -1;
 }
 
-/* The input whose type attribute T gives (the value input; 0 for most ops). */
+/* The input whose type attribute T gives (the value input; 0 for most ops;
+ * -1 when T is the output's type, as for QuantizeV2). */
 static int input_typed_by_t(const char *op)
 {
-    static const char *const second[] = {"Split", "Select", "SelectV2", "Fill", "Concat", "Conv2DBackpropInput"};
+    static const char *const second[] = {"Split", "Select", "SelectV2", "Fill", "Concat", "Conv2DBackpropInput",
+                                         "QuantizedConcat"};
+    if (!strcmp(op, "QuantizeV2"))
+        return -1;
     for (size_t i = 0; i < sizeof second / sizeof second[0]; i++)
         if (!strcmp(op, second[i]))
             return 1;

@@ -148,7 +148,7 @@ static tfpi_code check_feed_against_placeholder(tp_plan *plan, int feed, const c
 static tfpi_code use_output(tp_plan *plan, tp_edge e, const char *reader, tfpi_status *status)
 {
     const Tfpi__NodeDef *def = plan->graph->nodes[e.node].def;
-    int count = tp_op_output_count(def);
+    int count = tp_op_output_count(def, tp_find_kernel(def->op));
     if (e.index >= count)
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s reads output %d of node '%s' (%s), which has %d",
                                reader, e.index, def->name, def->op, count);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tfpi.h"
+
 static void print_usage(const char *program, const tool_flag *flags, int n, const char *usage)
 {
     printf("usage: %s %s\nflags:\n", program, usage);
@@ -76,6 +78,11 @@ int flags_parse(int argc, char **argv, const tool_flag *flags, int num_flags, co
         const char *arg = argv[a];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             print_usage(argv[0], flags, num_flags, usage);
+            return 2;
+        }
+        if (!strcmp(arg, "--version")) {
+            const char *slash = strrchr(argv[0], '/');
+            printf("%s (tfpi) %s\n", slash ? slash + 1 : argv[0], tfpi_version());
             return 2;
         }
         if (strncmp(arg, "--", 2) != 0) {

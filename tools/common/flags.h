@@ -23,7 +23,7 @@ typedef struct tool_flag {
 } tool_flag;
 
 /* Parses argv. Returns 0 on success, 1 after printing an error to stderr,
- * 2 after printing usage for --help. flag_list storage is freed by
+ * 2 after printing usage for --help or the version for --version. flag_list storage is freed by
  * flags_free. */
 int flags_parse(int argc, char **argv, const tool_flag *flags, int num_flags, const char *usage);
 void flags_free(const tool_flag *flags, int num_flags);

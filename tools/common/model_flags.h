@@ -1,10 +1,13 @@
 /* model_flags.h - the flags that name an image classifier and say how to
  * feed it (--graph, --labels, --input_layer, --output_layer, --input_width,
  * --input_height, --input_mean, --input_std), with their defaults: the
- * MobileNet v1 0.25 224 that download_dependencies.sh provides. Shared by
- * the label_image and camera examples. */
+ * MobileNet v1 0.25 224 that download_dependencies.sh provides (or that
+ * `make install` put in share/tfpi). Shared by the label_image and camera
+ * examples. */
 #ifndef TFPI_MODEL_FLAGS_H
 #define TFPI_MODEL_FLAGS_H
+
+#include <limits.h>
 
 #include "flags.h"
 
@@ -12,13 +15,17 @@ typedef struct classifier_model {
     const char *graph, *labels, *input_layer, *output_layer;
     int input_width, input_height;
     float input_mean, input_std;
+    char default_graph[PATH_MAX], default_labels[PATH_MAX]; /* what graph and labels point at first */
 } classifier_model;
 
-/* An initializer for a classifier_model holding the defaults. */
+/* Points m->graph and m->labels at the default model's files, wherever
+ * data_path() finds them; call before parsing the flags. */
+void classifier_model_find_defaults(classifier_model *m);
+
+/* An initializer for a classifier_model holding the defaults but the paths
+ * (classifier_model_find_defaults fills those). */
 #define CLASSIFIER_MODEL_DEFAULTS                                                                      \
     {                                                                                                  \
-        .graph = "downloads/models/mobilenet_v1_0.25_224/frozen_graph.pb",                             \
-        .labels = "downloads/models/mobilenet_v1_0.25_224/labels.txt",                                 \
         .input_layer = "input",                                                                        \
         .output_layer = "MobilenetV1/Predictions/Reshape_1",                                           \
         .input_width = 224,                                                                            \

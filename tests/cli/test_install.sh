@@ -1,0 +1,147 @@
+# test_install.sh - `make install` / `make uninstall` (packaging/install.sh)
+# into a temporary DESTDIR: every file lands where it should, the installed
+# label_image finds the default model under share/tfpi from any directory, a
+# C program (tests/cli/data/tfpi_app.c) builds with nothing but pkg-config,
+# statically and dynamically, and labels grace_hopper.jpg as label_image
+# does, the installed Python module imports and finds libtfpi.so by itself,
+# and uninstall leaves nothing behind.
+# Host builds install under PREFIX with pkg-config --define-prefix; cross
+# builds install into a copy of the target sysroot (PREFIX=/usr, the
+# multiarch libdir) and use PKG_CONFIG_SYSROOT_DIR, as a cross build against
+# an installed tfpi would; their programs run under qemu.
+. tests/cli/lib.sh
+MODEL=downloads/models/mobilenet_v1_0.25_224/frozen_graph.pb
+IMAGE=downloads/images/grace_hopper.jpg
+D=$CLI_TMP/root
+BUILD=$BIN/..
+export BUILD
+
+if [ -n "${CROSS_PREFIX:-}" ]; then
+    mkdir -p "$D"
+    cp -as "$(realpath "$SYSROOT")/." "$D/"
+    PREFIX=/usr LIBDIR=/usr/lib/$MULTIARCH BINDIR=/usr/bin INCLUDEDIR=/usr/include DATADIR=/usr/share
+    PYTHONDIR=/usr/lib/python3/dist-packages
+    PKG_CONFIG_SYSROOT_DIR=$D
+    PKG_CONFIG_LIBDIR=$D/usr/lib/$MULTIARCH/pkgconfig:$D/usr/share/pkgconfig
+    export PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+    pkg() { pkg-config "$@"; }
+    LINK_EXTRA="-Wl,-rpath-link,$D$LIBDIR"
+else
+    PKG_CONFIG_PATH=$D$LIBDIR/pkgconfig
+    export PKG_CONFIG_PATH
+    pkg() { pkg-config --define-prefix "$@"; }
+    LINK_EXTRA=
+fi
+export PREFIX LIBDIR BINDIR INCLUDEDIR DATADIR PYTHONDIR
+mkdir -p "$D"
+(cd "$D" && find . | sort) >"$CLI_TMP/before"
+
+if DESTDIR=$D sh packaging/install.sh install >"$CLI_TMP/out" 2>&1; then
+    cli_result "install into DESTDIR" yes ""
+else
+    cli_result "install into DESTDIR" no "$(cat "$CLI_TMP/out")"
+fi
+
+missing=
+for f in $BINDIR/label_image $BINDIR/camera $BINDIR/run_graph $BINDIR/benchmark_model \
+    $LIBDIR/libtfpi.a $LIBDIR/libtfpi.so.$VERSION $LIBDIR/$SONAME $LIBDIR/libtfpi.so \
+    $LIBDIR/pkgconfig/tfpi.pc $INCLUDEDIR/tfpi.h $PYTHONDIR/tfpi/__init__.py \
+    $PYTHONDIR/tfpi/_installed.py $DATADIR/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb \
+    $DATADIR/tfpi/models/mobilenet_v1_0.25_224/labels.txt $DATADIR/tfpi/images/grace_hopper.jpg; do
+    [ -e "$D$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ] && [ "$(readlink "$D$LIBDIR/$SONAME")" = "libtfpi.so.$VERSION" ]; then
+    cli_result "tools, libraries, header, tfpi.pc, Python module and model in place" yes ""
+else
+    cli_result "tools, libraries, header, tfpi.pc, Python module and model in place" no "missing:$missing"
+fi
+
+# The installed label_image, run from elsewhere, finds the model in share/tfpi.
+want=$($QEMU "$BIN/label_image" --graph=$MODEL --labels="${MODEL%/*}/labels.txt" --image=$IMAGE --top_k=1)
+got=$(cd "$CLI_TMP" && $QEMU "$D$BINDIR/label_image" --top_k=1 2>&1)
+if [ -n "$want" ] && [ "$got" = "$want" ] && echo "$got" | grep -q "(458)"; then
+    cli_result "installed label_image runs the default model from share/tfpi" yes ""
+else
+    cli_result "installed label_image runs the default model from share/tfpi" no "got '$got', want '$want'"
+fi
+
+version=$(pkg --modversion tfpi 2>&1)
+static_libs=$(pkg --static --libs tfpi 2>&1)
+if [ "$version" = "$VERSION" ] && echo "$static_libs" | grep -q -- "-ltfpi .*-lprotobuf-c" &&
+    echo "$static_libs" | grep -q -- "-ljpeg" && echo "$static_libs" | grep -q -- "-lpng16" &&
+    echo "$static_libs" | grep -q -- "-lz"; then
+    cli_result "pkg-config: version $VERSION, static flags carry protobuf-c, jpeg, png, z" yes ""
+else
+    cli_result "pkg-config: version and static flags" no "version '$version', static libs '$static_libs'"
+fi
+
+# tfpi_app's "VERSION INDEX SCORE" must match label_image's top line.
+score=$(echo "$want" | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/')
+app_check() { # app_check NAME BINARY [LD_LIBRARY_PATH]
+    if [ -n "${3:-}" ]; then
+        # shellcheck disable=SC2086 # QEMU is a command with arguments
+        if [ -n "${QEMU:-}" ]; then
+            out=$($QEMU -E LD_LIBRARY_PATH="$3" "$2" "$MODEL" "$IMAGE" 2>&1)
+        else
+            out=$(LD_LIBRARY_PATH="$3" "$2" "$MODEL" "$IMAGE" 2>&1)
+        fi
+    else
+        out=$($QEMU "$2" "$MODEL" "$IMAGE" 2>&1)
+    fi
+    if [ "$out" = "$VERSION $score" ]; then
+        cli_result "$1" yes ""
+    else
+        cli_result "$1" no "printed '$out', want '$VERSION $score'"
+    fi
+}
+SANITIZE_FLAGS=
+[ -z "${SANITIZE:-}" ] || SANITIZE_FLAGS="-fsanitize=address,undefined"
+# shellcheck disable=SC2046 # pkg-config prints flags to split
+if $CC tests/cli/data/tfpi_app.c $(pkg --cflags --libs tfpi) $LINK_EXTRA $SANITIZE_FLAGS \
+    -o "$CLI_TMP/app_dynamic" 2>"$CLI_TMP/err"; then
+    if "${CROSS_PREFIX:-}readelf" -d "$CLI_TMP/app_dynamic" | grep -q "NEEDED.*\[$SONAME\]"; then
+        app_check "a program built with pkg-config --libs tfpi links $SONAME and runs" \
+            "$CLI_TMP/app_dynamic" "$D$LIBDIR"
+    else
+        cli_result "a program built with pkg-config --libs tfpi links $SONAME" no "no NEEDED $SONAME"
+    fi
+else
+    cli_result "a program built with pkg-config --libs tfpi" no "$(head -c 300 "$CLI_TMP/err")"
+fi
+if [ -n "${SANITIZE:-}" ]; then
+    echo "skip: static linking with pkg-config --static (the sanitizers have no static runtime)"
+# shellcheck disable=SC2046
+elif $CC -static tests/cli/data/tfpi_app.c $(pkg --static --cflags --libs tfpi) \
+    -o "$CLI_TMP/app_static" 2>"$CLI_TMP/err"; then
+    if "${CROSS_PREFIX:-}readelf" -d "$CLI_TMP/app_static" | grep -q NEEDED; then
+        cli_result "a program built with pkg-config --static is static" no "it has NEEDED entries"
+    else
+        app_check "a program built with pkg-config --static --libs tfpi is static and runs" "$CLI_TMP/app_static"
+    fi
+else
+    cli_result "a program built with pkg-config --static --libs tfpi" no "$(head -c 300 "$CLI_TMP/err")"
+fi
+
+if [ -n "${CROSS_PREFIX:-}" ]; then
+    echo "skip: the installed Python module is checked on host builds"
+else
+    [ -z "${SANITIZE:-}" ] || export LD_PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0
+    out=$(env -u TFPI_LIBRARY PYTHONPATH="$D$PYTHONDIR" /usr/bin/python3 -c \
+        'import tfpi, tfpi._library as l; print(tfpi.version(), l.lib._name)' 2>&1)
+    unset LD_PRELOAD
+    if [ "$out" = "$VERSION $D$PYTHONDIR/tfpi/../../../$SONAME" ]; then
+        cli_result "the installed Python module loads the installed libtfpi.so" yes ""
+    else
+        cli_result "the installed Python module loads the installed libtfpi.so" no "$out"
+    fi
+fi
+
+DESTDIR=$D sh packaging/install.sh uninstall >"$CLI_TMP/out" 2>&1
+(cd "$D" && find . | sort) >"$CLI_TMP/after"
+left=$(comm -13 "$CLI_TMP/before" "$CLI_TMP/after" | head -n 5 | tr '\n' ' ')
+if [ -z "$left" ]; then
+    cli_result "uninstall leaves nothing behind" yes ""
+else
+    cli_result "uninstall leaves nothing behind" no "left: $left"
+fi
+cli_summary

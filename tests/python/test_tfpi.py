@@ -1,0 +1,298 @@
+"""test_tfpi.py - the Python module (python/tfpi) against real values: every
+dtype and string feeds through small graphs written here (numpy gives the
+expected outputs), MobileNet from the file, from bytes, memmapped and
+encrypted (the same scores as label_image prints), the image helpers against
+TensorFlow's own decoded input, errors raised as TfpiError with tfpi's
+message, one session shared by two Python threads, and the tflite-style
+Interpreter. Prints "ok"/"FAIL" lines and "N passed, N failed".
+
+Run by tests/cli/test_python.sh with TFPI_LIBRARY, BIN, VERSION and
+PYTHONPATH=python set."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "diff"))
+from graphdef import DType, Node, Shape, encode_graph  # noqa: E402
+
+import tfpi  # noqa: E402
+
+BIN = os.environ["BIN"]
+TD = os.environ.get("TFPI_TESTDATA", "../shared/testdata")
+MODEL = "downloads/models/mobilenet_v1_0.25_224/frozen_graph.pb"
+IMAGE = "downloads/images/grace_hopper.jpg"
+OUTPUT = "MobilenetV1/Predictions/Reshape_1"
+TMP = tempfile.mkdtemp()
+results = {"passed": 0, "failed": 0}
+
+
+def check(name, ok, detail=""):
+    results["passed" if ok else "failed"] += 1
+    print(("ok   %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
+
+
+def expect_error(name, pattern, fn, error=tfpi.TfpiError):
+    try:
+        fn()
+    except error as e:
+        check(name, re.search(pattern, str(e)) is not None, "message '%s' lacks '%s'" % (e, pattern))
+        return
+    except Exception as e:  # the wrong kind of exception
+        check(name, False, "raised %s: %s" % (type(e).__name__, e))
+        return
+    check(name, False, "no exception")
+
+
+F32, F64, I32, U8, STR, I64, BOOL = (DType(n) for n in (1, 2, 3, 4, 7, 9, 10))
+
+
+def placeholder(name, dtype, dims):
+    return Node(name, "Placeholder", [], {"dtype": dtype, "shape": Shape(dims)})
+
+
+def write_graph(name, nodes):
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(encode_graph(nodes))
+    return path
+
+
+def test_version():
+    check("tfpi.version() is the Makefile's VERSION", tfpi.version() == os.environ["VERSION"],
+          tfpi.version())
+
+
+def test_dtypes():
+    path = write_graph("dtypes.pb", [
+        placeholder("f32", F32, [2, 3]), Node("f32_sq", "Mul", ["f32", "f32"], {"T": F32}),
+        placeholder("i32", I32, [4]), Node("i32_sum", "Add", ["i32", "i32"], {"T": I32}),
+        placeholder("i64", I64, [3]), Node("i64_sum", "Add", ["i64", "i64"], {"T": I64}),
+        placeholder("u8", U8, [2, 2]), Node("u8_same", "Identity", ["u8"], {"T": U8}),
+        Node("u8_float", "Cast", ["u8"], {"SrcT": U8, "DstT": F32}),
+        placeholder("b", BOOL, [3]), Node("b_not", "LogicalNot", ["b"], {}),
+        placeholder("s", STR, [3]), Node("s_same", "Identity", ["s"], {"T": STR}),
+        placeholder("f64", F64, [2]), Node("f64_same", "Identity", ["f64"], {"T": F64}),
+    ])
+    graph = tfpi.Graph(path)
+    session = tfpi.Session(graph, num_threads=1)
+    feeds = {"f32": np.array([[1.5, -2, 3], [0.25, 4, -0.5]], np.float32),
+             "i32": np.array([1, -7, 2**30, 3], np.int32),
+             "i64": np.array([2**40, -5, 9], np.int64),
+             "u8": np.array([[0, 255], [17, 128]], np.uint8),
+             "b": np.array([True, False, True]),
+             "s": np.array([b"a\x00b", b"", "\u00e9t\u00e9".encode()], dtype=object),
+             "f64": np.array([1e300, -0.5])}
+    want = {"f32_sq": feeds["f32"] ** 2, "i32_sum": feeds["i32"] * 2, "i64_sum": feeds["i64"] * 2,
+            "u8_same": feeds["u8"], "u8_float": feeds["u8"].astype(np.float32),
+            "b_not": ~feeds["b"], "s_same": feeds["s"], "f64_same": feeds["f64"]}
+    got = session.run(feeds, list(want))
+    for (name, w), g in zip(want.items(), got):
+        check("dtype %s: %s -> %s" % (w.dtype, name, g.dtype),
+              g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w),
+              "got %r, want %r" % (g, w))
+    details = {d["name"]: d for d in graph.inputs()}
+    check("Graph.inputs() lists every Placeholder with numpy dtype and shape",
+          [d["name"] for d in graph.inputs()] == ["f32", "i32", "i64", "u8", "b", "s", "f64"] and
+          details["f32"]["dtype"] == np.float32 and details["f32"]["shape"] == (2, 3) and
+          details["s"]["dtype"] == object and details["b"]["dtype"] == np.bool_,
+          str(graph.inputs()))
+    check("Graph.outputs() lists the nodes nothing reads", graph.outputs() == list(want),
+          str(graph.outputs()))
+    # Strings given as bytes arrays ('S'), str arrays ('U') and Python lists all feed.
+    for label, value in (("numpy 'S' array", np.array([b"x", b"yy", b"zzz"])),
+                         ("numpy 'U' array", np.array(["x", "yy", "zzz"])),
+                         ("list of str", ["x", "yy", "zzz"])):
+        out = session.run({"s": value}, "s_same")
+        check("string feed from a %s" % label, list(out) == [b"x", b"yy", b"zzz"], repr(out))
+    expect_error("a feed of the wrong dtype names the feed", "'i32'",
+                 lambda: session.run({"i32": np.zeros(4, np.float32)}, "i32_sum"))
+    expect_error("a numpy dtype tfpi has no type for", "complex",
+                 lambda: session.run({"f32": np.zeros((2, 3), np.complex64)}, "f32_sq"), TypeError)
+
+
+def test_string_decode():
+    path = write_graph("decode.pb", [
+        placeholder("contents", STR, []), Node("decoded", "DecodeJpeg", ["contents"], {"channels": 3})])
+    session = tfpi.Session(tfpi.Graph(path))
+    with open(IMAGE, "rb") as f:
+        data = f.read()
+    pixels = session.run({"contents": data}, "decoded")
+    check("a string scalar feed: DecodeJpeg in the graph equals tfpi.decode_image and load_image",
+          np.array_equal(pixels, tfpi.decode_image(data)) and
+          np.array_equal(pixels, tfpi.load_image(IMAGE)) and pixels.shape == (606, 517, 3),
+          str(pixels.shape))
+    expect_error("a string feed that is not an image: the node is named", r"node 'decoded' \(DecodeJpeg\)",
+                 lambda: session.run({"contents": b"not a jpeg"}, "decoded"))
+    small = tfpi.Session(tfpi.Graph(path), max_memory=100000)
+    expect_error("max_memory: a decoded image over the budget names node, shape and bytes",
+                 r"node 'decoded' \(DecodeJpeg\).*\[606,517,3\] needs 939906 bytes.*budget of 100000 bytes",
+                 lambda: small.run({"contents": data}, "decoded"))
+
+
+def label_image_top5(extra=()):
+    out = subprocess.run([os.path.join(BIN, "label_image"), "--top_k=5", *extra],
+                         capture_output=True, text=True, check=True).stdout
+    return [(int(m.group(1)), float(m.group(2)))
+            for m in re.finditer(r"\((\d+)\): ([0-9.]+)", out)]
+
+
+def same_top5(scores, want):
+    top = np.argsort(-scores.reshape(-1))[:5]
+    return len(want) == 5 and all(int(i) == w[0] and abs(scores.reshape(-1)[i] - w[1]) <= 1e-6
+                                  for i, w in zip(top, want))
+
+
+def mobilenet_input(path=IMAGE):
+    return tfpi.image_to_input(tfpi.load_image(path), 224, 224, 127.5, 127.5)[None]
+
+
+def test_mobilenet():
+    want = label_image_top5()
+    x = mobilenet_input()
+    for threads in (1, 2):
+        scores = tfpi.Session(tfpi.Graph(MODEL), num_threads=threads).run({"input": x}, OUTPUT)
+        check("MobileNet, %d thread(s): the top 5 and scores label_image prints" % threads,
+              same_top5(scores, want), "got %s, want %s" % (np.argsort(-scores[0])[:5], want))
+    with open(MODEL, "rb") as f:
+        data = f.read()
+    reference = tfpi.Session(tfpi.Graph(MODEL), num_threads=1).run({"input": x}, OUTPUT)
+    from_bytes = tfpi.Session(tfpi.Graph(data=data), num_threads=1).run({"input": x}, OUTPUT)
+    check("Graph(data=bytes) gives the file's outputs", np.array_equal(from_bytes, reference))
+
+    mmapped = os.path.join(TMP, "mobilenet_mmap.pb")
+    subprocess.run([os.path.join(BIN, "convert_graphdef_memmapped_format"), "--in_graph=" + MODEL,
+                    "--out_graph=" + mmapped], check=True, capture_output=True)
+    got = tfpi.Session(tfpi.Graph(mmapped), num_threads=1).run({"input": x}, OUTPUT)
+    check("a memmapped model gives the same outputs", np.array_equal(got, reference))
+
+    encrypted = os.path.join(TMP, "mobilenet.enc")
+    subprocess.run([os.path.join(BIN, "encrypt_model"), "--in_graph=" + MODEL,
+                    "--out_graph=" + encrypted, "--key=s3cret"], check=True, capture_output=True)
+    key = np.frombuffer(b"s3cret", np.uint8)
+
+    def xor_in_place(buf):
+        view = np.frombuffer(buf, np.uint8)
+        view ^= np.resize(key, view.size)
+
+    with open(encrypted, "rb") as f:
+        secret = f.read()
+    got = tfpi.Session(tfpi.Graph(data=secret, decrypt=xor_in_place), num_threads=1).run(
+        {"input": x}, OUTPUT)
+    check("an encrypted model with a decrypt callback (in place)", np.array_equal(got, reference))
+    got = tfpi.Session(tfpi.Graph(encrypted, decrypt=lambda b: bytes(
+        np.frombuffer(b, np.uint8) ^ np.resize(key, len(b)))), num_threads=1).run({"input": x}, OUTPUT)
+    check("an encrypted file with a decrypt callback returning bytes", np.array_equal(got, reference))
+    expect_error("a decrypt callback's exception is raised by Graph()", "wrong key",
+                 lambda: tfpi.Graph(data=secret, decrypt=lambda b: (_ for _ in ()).throw(
+                     ValueError("wrong key"))), ValueError)
+    expect_error("the wrong key: tfpi's load error", "model buffer: not a TensorFlow GraphDef",
+                 lambda: tfpi.Graph(data=secret, decrypt=lambda b: None))
+
+    interpreter = tfpi.Interpreter(model_path=MODEL, num_threads=1)
+    interpreter.allocate_tensors()
+    inp, out = interpreter.get_input_details()[0], interpreter.get_output_details()[0]
+    interpreter.set_tensor(inp["index"], x)
+    interpreter.invoke()
+    check("Interpreter: details, set_tensor, invoke, get_tensor",
+          inp["shape"] == (1, 224, 224, 3) and inp["dtype"] == np.float32 and
+          out["name"] == OUTPUT and np.array_equal(interpreter.get_tensor(out["index"]), reference),
+          "%s %s" % (inp, out))
+
+
+def test_examples():
+    """pi_examples/python: label_image.py prints what label_image prints;
+    camera.py labels a one-frame 'video' (an image file) with the same top."""
+    want = subprocess.run([os.path.join(BIN, "label_image")], capture_output=True, text=True).stdout
+    got = subprocess.run([sys.executable, "pi_examples/python/label_image.py"], capture_output=True,
+                         text=True)
+    check("pi_examples/python/label_image.py prints label_image's top 5",
+          got.returncode == 0 and got.stdout == want and want.count("\n") == 5,
+          "got %r %r, want %r" % (got.stdout, got.stderr[-300:], want))
+    got = subprocess.run([sys.executable, "pi_examples/python/camera.py", IMAGE], capture_output=True,
+                         text=True)
+    check("pi_examples/python/camera.py labels the frames of a file source",
+          got.returncode == 0 and got.stdout.startswith(want.split(" (")[0] + " 0.3"),
+          "got %r %r" % (got.stdout, got.stderr[-300:]))
+
+
+def test_two_threads():
+    """Two Python threads share one session, each with its own image; every
+    result must equal that image's single-threaded result."""
+    images = [IMAGE] + sorted(glob.glob(os.path.join(TD, "tf_reference", "mobilenet_v1_0.25_128_plates",
+                                                     "*.jpg")))[:1]
+    inputs = [mobilenet_input(p) for p in images]
+    session = tfpi.Session(tfpi.Graph(MODEL), num_threads=1)
+    want = [session.run({"input": x}, OUTPUT) for x in inputs]
+    bad = []
+
+    def worker(k):
+        for _ in range(8):
+            if not np.array_equal(session.run({"input": inputs[k]}, OUTPUT), want[k]):
+                bad.append(k)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check("one session used from two Python threads: every result right",
+          len(images) == 2 and not bad and not np.array_equal(want[0], want[1]),
+          "%d images, wrong runs in threads %s" % (len(images), bad))
+
+
+def test_image_helpers():
+    stem = sorted(glob.glob(os.path.join(TD, "tf_reference", "mobilenet_v1_0.25_128_plates", "*.jpg")))[0]
+    want = np.fromfile(stem[:-4] + ".input_nhwc_1x128x128x3.f32", np.float32).reshape(128, 128, 3)
+    got = tfpi.image_to_input(tfpi.load_image(stem), 128, 128, 127.5, 127.5)
+    diff = float(np.abs(got - want).max())
+    check("load_image + image_to_input match TensorFlow's decode and resize (max |d| %.1e)" % diff,
+          got.shape == (128, 128, 3) and got.dtype == np.float32 and diff <= 1e-5)
+    expect_error("decode_image of bytes that are not an image names them", "holiday.jpg",
+                 lambda: tfpi.decode_image(b"GIF89a....", "holiday.jpg"))
+    expect_error("load_image of a missing file names it", "no_such.jpg",
+                 lambda: tfpi.load_image(os.path.join(TMP, "no_such.jpg")))
+
+
+def test_errors():
+    missing = os.path.join(TMP, "missing.pb")
+    expect_error("Graph of a missing file: the message names it", "missing.pb", lambda: tfpi.Graph(missing))
+    try:
+        tfpi.Graph(missing)
+    except tfpi.TfpiError as e:
+        check("TfpiError carries tfpi's code", e.code_name == "NOT_FOUND" and e.code == 2, e.code_name)
+    expect_error("Graph of random bytes", "model buffer: not a TensorFlow GraphDef",
+                 lambda: tfpi.Graph(data=bytes(range(256)) * 4))
+    session = tfpi.Session(tfpi.Graph(MODEL), num_threads=1)
+    x = np.zeros((1, 224, 224, 3), np.float32)
+    expect_error("an unknown feed is named", "'inputx'", lambda: session.run({"inputx": x}, OUTPUT))
+    expect_error("an unknown fetch is named", "'nothing_here'", lambda: session.run({"input": x}, ["nothing_here"]))
+    expect_error("a feed of the wrong shape names the node", "input|Conv|shape",
+                 lambda: session.run({"input": np.zeros((1, 5, 3), np.float32)}, OUTPUT))
+    check("the session still runs after errors",
+          session.run({"input": x}, OUTPUT).shape == (1, 1001))
+    graph = tfpi.Graph(MODEL)
+    kept = tfpi.Session(graph, num_threads=1)
+    graph.close()
+    check("a session outlives its closed Graph", np.array_equal(
+        kept.run({"input": x}, OUTPUT), session.run({"input": x}, OUTPUT)))
+    expect_error("a closed Graph says so", "closed", graph.inputs, ValueError)
+    kept.close()
+    expect_error("a closed Session says so", "closed", lambda: kept.run({"input": x}, OUTPUT), ValueError)
+
+
+for test in (test_version, test_dtypes, test_string_decode, test_mobilenet, test_examples, test_two_threads,
+             test_image_helpers, test_errors):
+    try:
+        test()
+    except Exception as e:  # a crash of one group is a failure, the others still run
+        check(test.__name__, False, "%s: %s" % (type(e).__name__, e))
+shutil.rmtree(TMP)
+print("%d passed, %d failed" % (results["passed"], results["failed"]))
+sys.exit(1 if results["failed"] else 0)
