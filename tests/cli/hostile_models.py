@@ -174,6 +174,8 @@ def size_cases(c):
     c.error("range_float_inf", one_op("Range", [f32(0), f32(np.inf), f32(1)]), "node 'y'")
     c.error("range_float_nan", one_op("Range", [f32(0), f32(np.nan), f32(1)]), "node 'y'")
     c.error("range_int32_wrap", one_op("Range", [i32(-2**31), i32(2**31 - 1), i32(1)]), "node 'y'.*" + TOO_LARGE)
+    c.output("range_int64_wide_steps", one_op("Range", [i64(-2**63 + 1), i64(2**63 - 1), i64(2**62)]),
+             r"y: int64 \[4\] -9223372036854775807 -4611686018427387903 1 4611686018427387905$")
     c.output("range_ok", one_op("Range", [i32(3), i32(12), i32(4)]), r"y: int32 \[3\] 3 7 11")
     x = f32([1, 2, 3])
     for i, (begin, end) in enumerate([([0], [HUGE]), ([-HUGE], [HUGE]), ([2**63 - 1], [-2**63])]):
