@@ -346,6 +346,9 @@ def structure_cases(c):
                                                               shape=Shape([5]))], "node 'y'.*shape")
     c.error("placeholder_with_default_type", [a, node("y", "PlaceholderWithDefault", ["a"], dtype=INT32,
                                                        shape=Shape([2]))], "node 'y'")
+    chain = [ph("x", [2])] + [node(f"n{i}", "Neg", [f"n{i - 1}" if i else "x"]) for i in range(20000)]
+    c.output("chain_20000_nodes", chain + [node("y", "Identity", ["n19999"])], r"y: float \[2\] 1 2$",
+             feeds=[("x", f32([1, 2]))])
     c.error("self_loop", [node("y", "Identity", ["y"])], "cycle")
     c.error("two_node_cycle", [node("x", "Identity", ["y"]), node("y", "Identity", ["x"])], "cycle")
     c.error("control_cycle", [a, node("x", "Identity", ["a", "^y"]), node("y", "Identity", ["x"])], "cycle")
