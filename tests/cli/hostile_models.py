@@ -383,6 +383,17 @@ def index_cases(c):
     """Indices, axes and permutations out of range."""
     x = f32([[1, 2], [3, 4]])
     c.error("gather_index_past", one_op("GatherV2", [x, i32([5]), i32(0)]), "node 'y'.*5")
+    # indices known only at run time (fed) are checked where they are read
+    fed = [const("p", x), ph("i", [1], INT32), const("ax", i32(0))]
+    c.error("gather_fed_index_past", fed + [node("y", "GatherV2", ["p", "i", "ax"])], r"node 'y'.*indices\[0\] = 5",
+            feeds=[("i", i32([5]))])
+    c.error("gather_fed_index_negative", fed + [node("y", "Gather", ["p", "i"])], r"node 'y'.*indices\[0\] = -9",
+            feeds=[("i", i32([-9]))])
+    c.output("one_hot_fed_out_of_range", [ph("i", [2], INT32), const("d", i32(3)), const("on", f32(1)),
+                                          const("off", f32(0)), node("y", "OneHot", ["i", "d", "on", "off"])],
+             r"y: float \[2,3\] 0 0 0 0 0 0$", feeds=[("i", i32([-7, 2**31 - 1]))])
+    c.error("feed_shape_contradicts", fed + [node("y", "GatherV2", ["p", "i", "ax"])], r"feed 'i' has shape \[3\]",
+            feeds=[("i", i32([0, 1, 0]))])
     c.error("gather_index_negative", one_op("GatherV2", [x, i32([-1]), i32(0)]), "node 'y'")
     c.error("gather_index_huge", one_op("GatherV2", [x, i64([HUGE]), i32(0)]), "node 'y'")
     c.error("gather_axis", one_op("GatherV2", [x, i32([0]), i32(9)]), "node 'y'")
