@@ -26,4 +26,11 @@ while IFS="$tab" read -r name expect flags; do
     output:*) expect_output "$name" "${expect#output:}" run_graph "$@" ;;
     esac
 done <"$CLI_TMP/corpus/manifest.tsv"
+
+# The model tools unpack whole GraphDefs: the same nesting limit holds there.
+nested=$CLI_TMP/corpus/nested_func_5000.pb
+expect_error "summarize_graph: attribute values nested 5000 deep" "nested_func_5000.pb: .*nest more than 100 levels" \
+    summarize_graph --in_graph="$nested"
+expect_error "print_required_ops: attribute values nested 5000 deep" "nested_func_5000.pb: .*nest more than 100 levels" \
+    print_required_ops --graph="$nested"
 cli_summary
