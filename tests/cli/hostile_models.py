@@ -451,6 +451,37 @@ def index_cases(c):
                                           memory_region_name="nosuch")], "node 'y'")
 
 
+def arithmetic_cases(c):
+    """Integer division by zero and by -1, empty tensors, zero-sized dims."""
+    c.error("floordiv_by_zero", one_op("FloorDiv", [i32([1, 2]), i32([0, 1])]), "node 'y'.*division by zero")
+    c.error("floormod_by_zero", one_op("FloorMod", [i32([5]), i32([0])]), "node 'y'.*division by zero")
+    c.error("div_int_by_zero", one_op("Div", [i64([5]), i64([0])]), "node 'y'.*division by zero")
+    c.output("truncatediv_int_min_by_minus_one", one_op("TruncateDiv", [i32([-2**31]), i32([-1])]),
+             r"y: int32 \[1\] -2147483648$")
+    c.output("floormod_int_min_by_minus_one", one_op("FloorMod", [i32([-2**31]), i32([-1])]), r"y: int32 \[1\] 0$")
+    c.output("abs_int_min", one_op("Abs", [i32([-2**31])]), r"y: int32 \[1\] -2147483648$")
+    c.output("neg_int64_min", one_op("Neg", [i64([-2**63])]), r"y: int64 \[1\] -9223372036854775808$")
+    c.error("pow_int_negative_exponent", one_op("Pow", [i32([2]), i32([-1])]), "node 'y'.*negative")
+    c.error("argmax_over_empty_axis", one_op("ArgMax", [np.zeros((3, 0), np.float32), i32(1)]), "node 'y'.*empty")
+    c.error("gather_from_empty_params", one_op("GatherV2", [np.zeros((0, 2), np.float32), i32([0]), i32(0)]),
+            r"node 'y'.*not in \[0, 0\)")
+    c.error("range_float_tiny_delta", one_op("Range", [f32(0), f32(1), f32(1e-30)]), "node 'y'.*too many")
+    c.error("expand_dims_int_min", one_op("ExpandDims", [f32([1]), i32(-2**31)]), "node 'y'.*out of range")
+    c.error("split_huge_num_of_empty", one_op("Split", [i32(0), np.zeros((0,), np.float32)], num_split=2**31 - 1),
+            "node 'y'")
+    c.output("matmul_inner_dim_zero", one_op("MatMul", [np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32)]),
+             r"y: float \[2,3\] 0 0 0 0 0 0$")
+    c.output("depthwise_multiplier_zero", one_op("DepthwiseConv2dNative", [np.zeros((1, 4, 4, 1), np.float32),
+                                                                          np.zeros((2, 2, 1, 0), np.float32)],
+                                                 strides=[1, 1, 1, 1], padding="SAME"), r"y: float \[1,4,4,0\]$")
+    c.output("maxpool_empty_batch", one_op("MaxPool", [np.zeros((0, 4, 4, 1), np.float32)], ksize=[1, 2, 2, 1],
+                                           strides=[1, 1, 1, 1], padding="VALID"), r"y: float \[0,3,3,1\]$")
+    c.output("tile_empty_by_huge", one_op("Tile", [np.zeros((0,), np.float32), i64([HUGE])]), r"y: float \[0\]$")
+    c.output("one_hot_depth_zero", one_op("OneHot", [i32([1]), i32(0), f32(1), f32(0)]), r"y: float \[1,0\]$")
+    c.output("concat_5000_inputs", [const("a", f32([1])), const("ax", i32(0)),
+                                    node("y", "ConcatV2", ["a"] * 5000 + ["ax"], N=5000)], r"y: float \[5000\] 1 1")
+
+
 def decode_cases(c):
     """Encoded images and audio inside the graph: huge, truncated, garbage."""
     import zlib
@@ -499,7 +530,8 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     c = Corpus(out)
-    for cases in (size_cases, block_cases, window_cases, structure_cases, index_cases, decode_cases):
+    for cases in (size_cases, block_cases, window_cases, structure_cases, index_cases, arithmetic_cases,
+                  decode_cases):
         cases(c)
     c.write_manifest()
     print(len(c.lines))
