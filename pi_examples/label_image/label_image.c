@@ -11,6 +11,7 @@
 #include "file_util.h"
 #include "flags.h"
 #include "labels.h"
+#include "limit_flags.h"
 #include "model_flags.h"
 #include "tfpi.h"
 #include "top_k.h"
@@ -23,6 +24,7 @@ typedef struct options {
     classifier_model model;
     const char *image, *root_dir, *decrypt_key;
     int num_threads, top_k;
+    limit_flags limits;
     bool self_test;
 } options;
 
@@ -92,7 +94,7 @@ static tfpi_tensor *input_tensor(const options *o, const tfpi_graph *graph, cons
 static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *input, tfpi_status *status)
 {
     tfpi_tensor *output = NULL;
-    tfpi_session_options session_options = {.num_threads = o->num_threads};
+    tfpi_session_options session_options = limit_flags_apply(&o->limits, o->num_threads);
     tfpi_session *session = tfpi_session_new(graph, &session_options, status);
     if (session)
         tfpi_session_run(session, &o->model.input_layer, &input, 1, &o->model.output_layer, &output, 1,
@@ -174,6 +176,7 @@ int main(int argc, char **argv)
         {"self_test", FLAG_BOOL, &o.self_test, "check the default model's top label on grace_hopper.jpg"},
         {"root_dir", FLAG_STRING, &o.root_dir, "directory relative paths are taken from"},
         {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        LIMIT_FLAGS(o.limits),
         {"top_k", FLAG_INT, &o.top_k, "how many labels to print"},
         {"decrypt_key", FLAG_STRING, &o.decrypt_key, "the --graph was encrypted with tools/encrypt_model --key=this"},
     };

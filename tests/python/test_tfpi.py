@@ -130,6 +130,10 @@ def test_string_decode():
           str(pixels.shape))
     expect_error("a string feed that is not an image: the node is named", r"node 'decoded' \(DecodeJpeg\)",
                  lambda: session.run({"contents": b"not a jpeg"}, "decoded"))
+    small = tfpi.Session(tfpi.Graph(path), max_memory=100000)
+    expect_error("max_memory: a decoded image over the budget names node, shape and bytes",
+                 r"node 'decoded' \(DecodeJpeg\).*\[606,517,3\] needs 939906 bytes.*budget of 100000 bytes",
+                 lambda: small.run({"contents": data}, "decoded"))
 
 
 def label_image_top5(extra=()):
