@@ -139,6 +139,12 @@ package libtfpi-dev "$DEBIAN_ARCH" libdevel \
     "run TensorFlow 1.x frozen graphs - development files" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds the header tfpi.h, the static library and tfpi.pc: cc app.c \$(pkg-config --cflags --libs tfpi)." \
     "$L/libtfpi.a" "$L/libtfpi.so" "$L/pkgconfig/tfpi.pc" usr/include/tfpi.h
+# Python writes bytecode beside the module when it first imports it; it goes
+# with the package.
+mkdir -p "$work/python3-tfpi/DEBIAN"
+printf '#!/bin/sh\nset -e\nrm -rf /usr/lib/python3/dist-packages/tfpi/__pycache__\n' \
+    >"$work/python3-tfpi/DEBIAN/prerm"
+chmod 755 "$work/python3-tfpi/DEBIAN/prerm"
 package python3-tfpi "$DEBIAN_ARCH" python "python3, python3-numpy, $LIBPKG (= $VERSION)" "" \
     "run TensorFlow 1.x frozen graphs - Python 3 module" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds the Python module (import tfpi): graphs, sessions taking and returning numpy arrays, image helpers, and an Interpreter shaped like tflite_runtime's." \

@@ -88,6 +88,10 @@ out=$(in_root "python3 -c 'import tfpi; print(tfpi.version())' && cd / && python
 result "amd64: python3 -c 'import tfpi'; label_image.py prints label_image's output" \
     "$([ "$out" = "$VERSION
 $want" ] && echo yes)" "$out"
+out=$(in_root "dpkg -r python3-tfpi tfpi-tools libtfpi-dev libtfpi1 >/dev/null 2>&1 || echo 'dpkg -r failed'
+    ls -d /usr/lib/python3/dist-packages/tfpi /usr/share/tfpi /usr/include/tfpi.h /usr/lib/x86_64-linux-gnu/libtfpi* 2>/dev/null; true")
+result "amd64: dpkg -r of the four packages (after python ran) leaves none of their files" \
+    "$([ -z "$out" ] && echo yes)" "$out"
 umount "$R/proc"
 trap - EXIT
 
