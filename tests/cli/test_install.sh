@@ -78,13 +78,11 @@ fi
 # tfpi_app's "VERSION INDEX SCORE" must match label_image's top line.
 score=$(echo "$want" | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/')
 app_check() { # app_check NAME BINARY [LD_LIBRARY_PATH]
-    if [ -n "${3:-}" ]; then
-        # shellcheck disable=SC2086 # QEMU is a command with arguments
-        if [ -n "${QEMU:-}" ]; then
-            out=$($QEMU -E LD_LIBRARY_PATH="$3" "$2" "$MODEL" "$IMAGE" 2>&1)
-        else
-            out=$(LD_LIBRARY_PATH="$3" "$2" "$MODEL" "$IMAGE" 2>&1)
-        fi
+    # shellcheck disable=SC2086 # QEMU is a command with arguments
+    if [ -n "${3:-}" ] && [ -n "${CROSS_PREFIX:-}" ]; then
+        out=$($QEMU -E LD_LIBRARY_PATH="$3" "$2" "$MODEL" "$IMAGE" 2>&1)
+    elif [ -n "${3:-}" ]; then
+        out=$(LD_LIBRARY_PATH="$3" $QEMU "$2" "$MODEL" "$IMAGE" 2>&1)
     else
         out=$($QEMU "$2" "$MODEL" "$IMAGE" 2>&1)
     fi
