@@ -66,7 +66,7 @@ for f in "$stage"/usr/bin/*; do
     mkdir -p "$stage/usr/share/man/man1"
     {
         printf '.TH %s 1 "" "tfpi %s" "tfpi"\n.SH NAME\n%s \\- a tfpi program: TensorFlow 1.x frozen graphs\n' \
-            "$(echo "$prog" | tr a-z A-Z)" "$VERSION" "$(echo "$prog" | sed 's/_/\\_/g')"
+            "$(echo "$prog" | tr '[:lower:]' '[:upper:]')" "$VERSION" "$(echo "$prog" | sed 's/_/\\_/g')"
         printf '.SH SYNOPSIS\n.nf\n%s\n.fi\n' "$(echo "$help" | sed -n "1s|^usage: [^ ]*|$prog|p" | sed 's/-/\\-/g')"
         printf '.SH OPTIONS\n.nf\n%s\n.fi\n' "$(echo "$help" | sed '1,2d' | sed 's/\\/\\e/g; s/-/\\-/g')"
         printf '.SH SEE ALSO\nThe README of tfpi.\n'
@@ -113,7 +113,7 @@ package() {
 
 # Static tools (cross targets) are meant to be: they run on any Pi OS with
 # nothing else installed, so lintian is told so.
-if [ -z "$("$READELF" -d "$stage"/usr/bin/label_image | grep NEEDED)" ]; then
+if ! "$READELF" -d "$stage"/usr/bin/label_image | grep -q NEEDED; then
     mkdir -p "$stage/usr/share/lintian/overrides"
     {
         echo "# Static on purpose: the tools run on any Pi OS of their word size with nothing installed."
@@ -149,10 +149,13 @@ package python3-tfpi "$DEBIAN_ARCH" python "python3, python3-numpy, $LIBPKG (= $
     "run TensorFlow 1.x frozen graphs - Python 3 module" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds the Python module (import tfpi): graphs, sessions taking and returning numpy arrays, image helpers, and an Interpreter shaped like tflite_runtime's." \
     usr/lib/python3/dist-packages/tfpi
+tools_paths="usr/bin usr/share/tfpi usr/share/man"
+[ ! -d "$stage/usr/share/lintian" ] || tools_paths="$tools_paths usr/share/lintian"
+# shellcheck disable=SC2086 # one path per word
 package tfpi-tools "$DEBIAN_ARCH" science \
     "$tools_depends" foreign \
     "run TensorFlow 1.x frozen graphs - tools and examples" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds label_image, camera, run_graph, benchmark_model and the model tools, with the MobileNet v1 0.25 224 model label_image and camera use by default." \
-    usr/bin usr/share/tfpi usr/share/man $([ ! -d "$stage/usr/share/lintian" ] || echo usr/share/lintian)
+    $tools_paths
 left=$(cd "$stage" && find . -type f | head -n 3)
 [ -z "$left" ] || die "files in no package: $left"

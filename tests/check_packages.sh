@@ -21,7 +21,7 @@
 #                                                a folder from an earlier run is reused)
 # Builds the packages first: make deb for LINUX, PI and AARCH64.
 set -uo pipefail
-cd "$(dirname "$(readlink -f "$0")")/.."
+cd "$(dirname "$(readlink -f "$0")")/.." || exit 1
 ROOTS=${1:-$(mktemp -d /tmp/tfpi-roots.XXXXXX)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 export DEBIAN_FRONTEND=noninteractive
@@ -71,16 +71,18 @@ in_root() { chroot "$R" /bin/sh -c "cd /tmp/tfpi && $1" 2>&1; }
 
 # shellcheck disable=SC2046 # one package name per word
 deps="$(depends_of gen/linux/deb/*_"$VERSION"_amd64.deb | tr '\n' ' ')gcc libc6-dev pkg-config"
-out=$(in_root "apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $deps >/dev/null && dpkg -i *.deb")
-result "amd64: dpkg -i of the four packages (after apt-get install of their Depends: $deps)" \
-    "$([ $? -eq 0 ] && echo yes)" "$out"
+ok=yes
+out=$(in_root "apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $deps >/dev/null && dpkg -i *.deb") || ok=no
+result "amd64: dpkg -i of the four packages (after apt-get install of their Depends: $deps)" "$ok" "$out"
 out=$(in_root "dpkg-query -W -f '\${Package} \${Status}\n' tfpi-tools libtfpi1 libtfpi-dev python3-tfpi")
 result "amd64: all four installed" "$([ "$(echo "$out" | grep -c 'install ok installed')" -eq 4 ] && echo yes)" "$out"
 out=$(in_root "cd / && label_image")
 result "amd64: label_image with no flags runs /usr/share/tfpi's model" "$([ "$out" = "$want" ] && echo yes)" "$out"
+# shellcheck disable=SC2016 # expanded by the shell inside the root
 out=$(in_root 'gcc tfpi_app.c $(pkg-config --cflags --libs tfpi) -o app && ./app /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
 result "amd64: C program, pkg-config --cflags --libs tfpi (dynamic)" \
     "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
+# shellcheck disable=SC2016 # expanded by the shell inside the root
 out=$(in_root 'gcc -static tfpi_app.c $(pkg-config --static --cflags --libs tfpi) -o app_static && ./app_static /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
 result "amd64: C program, pkg-config --static --cflags --libs tfpi, gcc -static" \
     "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
@@ -115,17 +117,20 @@ check_foreign() {
         wanted=$(depends_of "${debs[@]}" | grep -v -E '^(python3|python3-numpy|libjpeg-dev)$' | tr '\n' ' ')
         # With an empty dpkg status, --download-only fetches their whole closure.
         # shellcheck disable=SC2086 # one package name per word
-        "${apt[@]}" update >"$state/update.log" 2>&1 &&
-            "${apt[@]}" install -y --download-only $wanted libjpeg62-turbo-dev >"$state/download.log" 2>&1 ||
-            { result "$arch: target packages from the Debian archive" no "see $state/*.log"; return; }
+        if ! "${apt[@]}" update >"$state/update.log" 2>&1 ||
+            ! "${apt[@]}" install -y --download-only $wanted libjpeg62-turbo-dev >"$state/download.log" 2>&1; then
+            result "$arch: target packages from the Debian archive" no "see $state/*.log"
+            return
+        fi
         for d in "$state/cache/archives"/*.deb; do dpkg-deb -x "$d" "$R"; done
         touch "$R/.unpacked"
     fi
     mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
     touch "$R/var/lib/dpkg/status"
     dpkg --root="$R" --add-architecture "$arch"
-    out=$(dpkg --root="$R" --force-depends --force-script-chrootless -i "${debs[@]}" 2>&1)
-    result "$arch: dpkg --root -i of the four packages" "$([ $? -eq 0 ] && echo yes)" "$out"
+    ok=yes
+    out=$(dpkg --root="$R" --force-depends --force-script-chrootless -i "${debs[@]}" 2>&1) || ok=no
+    result "$arch: dpkg --root -i of the four packages" "$ok" "$out"
     out=$(cd / && $qemu -L "$R" "$R/usr/bin/label_image" 2>&1)
     result "$arch: label_image (qemu) runs the installed default model" "$(same_top "$out")" "$out"
     out=$(cd / && $qemu -L "$R" "$R/usr/bin/camera" --frames_from="$R/usr/share/tfpi/images/grace_hopper.jpg" \

@@ -3,6 +3,7 @@
 # Makefile's VERSION, the .so carries the soname libtfpi.so.MAJOR behind the
 # usual symlinks, and it exports the whole tfpi.h API and nothing else.
 . tests/cli/lib.sh
+: "${VERSION:?}" "${SONAME:?}" "${BIN:?}"
 LIB=$BIN/../lib
 NM=${CROSS_PREFIX:-}nm
 READELF=${CROSS_PREFIX:-}readelf
