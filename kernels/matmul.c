@@ -96,8 +96,7 @@ static tfpi_code set_output_shape(tp_op_ctx *ctx, batch_rule rule, const tp_matm
     }
     dims[batch_rank] = params->m;
     dims[batch_rank + 1] = params->n;
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, batch_rank + 2, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, batch_rank + 2, dims);
 }
 
 static tfpi_code prepare_matmul(tp_op_ctx *ctx, batch_rule rule, const char *transpose_a_attr,

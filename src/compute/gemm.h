@@ -1,7 +1,8 @@
 /* src/compute/ - the numeric primitives kernels share: the GEMM and its
  * SIMD micro-kernels (this file, gemm_kernel.h, simd.h), convolution
  * lowering, window geometry and walks, fused epilogues, broadcasting,
- * strided copies, the FFT, and the plain C references the tests compare
+ * strided copies, the FFT, TF's quantization arithmetic and the 8-bit GEMM
+ * (quantize_math.h, qgemm*.h), and the plain C references the tests compare
  * with. Uses src/core/, src/graph/ and src/kernel/.
  *
  * gemm.h - the fast float matrix product behind Conv2D and MatMul:
