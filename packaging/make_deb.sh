@@ -31,6 +31,8 @@ stage=$work/stage
 PREFIX=/usr BINDIR=/usr/bin LIBDIR=/usr/lib/$MULTIARCH INCLUDEDIR=/usr/include DATADIR=/usr/share \
     PYTHONDIR=/usr/lib/python3/dist-packages DESTDIR=$stage sh packaging/install.sh install >/dev/null
 LIBDIR_REL=usr/lib/$MULTIARCH
+[ -d "$stage/usr/share/tfpi/models" ] ||
+    die "the default model is not in downloads/models: run ./download_dependencies.sh (tfpi-tools ships it)"
 for f in "$stage"/usr/bin/* "$stage/$LIBDIR_REL/libtfpi.so.$VERSION"; do
     "$STRIP" --strip-unneeded --remove-section=.comment --remove-section=.note "$f"
 done
