@@ -98,7 +98,7 @@ TOOL_COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TOOL_COMMON))
 # parts it calls.
 LIBTOOLS := $(LIB)/libtfpi_tools.a
 TOOLS := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
-EXAMPLES := label_image
+EXAMPLES := label_image detect
 TOOL_BINS := $(addprefix $(BIN)/,$(TOOLS) $(EXAMPLES))
 
 TEST_SRCS := $(wildcard tests/unit/*.c)
@@ -170,6 +170,14 @@ $(BIN)/%: $(OBJ)/tools/%.o $(LIBTOOLS) $(LIBTFPI)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BIN)/label_image: $(OBJ)/pi_examples/label_image/label_image.o $(LIBTOOLS) $(LIBTFPI)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# detect draws with its own files (pi_examples/detect/*.c).
+DETECT_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(wildcard pi_examples/detect/*.c))
+$(OBJ)/pi_examples/detect/%.o: CFLAGS += -Ipi_examples/detect
+$(BIN)/detect: $(DETECT_OBJS) $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@

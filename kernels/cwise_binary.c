@@ -1,6 +1,7 @@
 /* cwise_binary.c - elementwise ops of two operands with TF/numpy
  * broadcasting: arithmetic (Add, Sub, Mul, Div, FloorDiv, FloorMod, Pow,
- * Maximum, ...) on float32/int32/int64, comparisons giving bool, and the
+ * Maximum, ...) on float32/int32/int64 (the four basic ones, Maximum, Minimum
+ * and the comparisons also on float64), comparisons giving bool, and the
  * logical ops on bool.
  *
  * Integer semantics follow TF's CPU kernels: Add/Sub/Mul wrap around; Div
@@ -135,6 +136,14 @@ static inline int64_t int_pow(int64_t x, int64_t y)
     DEFINE_LOOPS(name##_int64, int64_t, int64_t, int_expr)
 ARITHMETIC(DEFINE_ARITHMETIC)
 
+/* float64: the arithmetic graphs use to build coordinate grids */
+DEFINE_LOOPS(add_double, double, double, x + y)
+DEFINE_LOOPS(sub_double, double, double, x - y)
+DEFINE_LOOPS(mul_double, double, double, x * y)
+DEFINE_LOOPS(div_double, double, double, x / y)
+DEFINE_LOOPS(maximum_double, double, double, x > y || y != y ? x : y)
+DEFINE_LOOPS(minimum_double, double, double, x < y || y != y ? x : y)
+
 #define COMPARISONS(X)    \
     X(equal, x == y)      \
     X(not_equal, x != y)  \
@@ -145,6 +154,7 @@ ARITHMETIC(DEFINE_ARITHMETIC)
 
 #define DEFINE_COMPARISON(name, expr)                  \
     DEFINE_LOOPS(name##_float, float, uint8_t, expr)   \
+    DEFINE_LOOPS(name##_double, double, uint8_t, expr) \
     DEFINE_LOOPS(name##_int32, int32_t, uint8_t, expr) \
     DEFINE_LOOPS(name##_int64, int64_t, uint8_t, expr) \
     DEFINE_LOOPS(name##_uint8, uint8_t, uint8_t, expr)
@@ -164,6 +174,7 @@ DEFINE_LOOPS(logical_or, uint8_t, uint8_t, x || y)
     {op, TFPI_INT64, TFPI_INT64, LOOPS(name##_int64), int_check}
 #define COMPARISON_ROWS(op, name)                                 \
     {op, TFPI_FLOAT, TFPI_BOOL, LOOPS(name##_float), CHECK_NONE}, \
+    {op, TFPI_DOUBLE, TFPI_BOOL, LOOPS(name##_double), CHECK_NONE}, \
     {op, TFPI_INT32, TFPI_BOOL, LOOPS(name##_int32), CHECK_NONE}, \
     {op, TFPI_INT64, TFPI_BOOL, LOOPS(name##_int64), CHECK_NONE}, \
     {op, TFPI_UINT8, TFPI_BOOL, LOOPS(name##_uint8), CHECK_NONE}
@@ -181,6 +192,14 @@ static const binary_kernel binary_kernels[] = {
     ARITHMETIC_ROWS("SquaredDifference", squared_difference, CHECK_NONE),
     ARITHMETIC_ROWS("Pow", pow, CHECK_NONNEGATIVE_EXPONENT),
     {"RealDiv", TFPI_FLOAT, TFPI_FLOAT, LOOPS(div_float), CHECK_NONE},
+    {"Add", TFPI_DOUBLE, TFPI_DOUBLE, LOOPS(add_double), CHECK_NONE},
+    {"AddV2", TFPI_DOUBLE, TFPI_DOUBLE, LOOPS(add_double), CHECK_NONE},
+    {"Sub", TFPI_DOUBLE, TFPI_DOUBLE, LOOPS(sub_double), CHECK_NONE},
+    {"Mul", TFPI_DOUBLE, TFPI_DOUBLE, LOOPS(mul_double), CHECK_NONE},
+    {"Div", TFPI_DOUBLE, TFPI_DOUBLE, LOOPS(div_double), CHECK_NONE},
+    {"RealDiv", TFPI_DOUBLE, TFPI_DOUBLE, LOOPS(div_double), CHECK_NONE},
+    {"Maximum", TFPI_DOUBLE, TFPI_DOUBLE, LOOPS(maximum_double), CHECK_NONE},
+    {"Minimum", TFPI_DOUBLE, TFPI_DOUBLE, LOOPS(minimum_double), CHECK_NONE},
     {"TruncateDiv", TFPI_INT32, TFPI_INT32, LOOPS(div_int32), CHECK_NONZERO_DIVISOR},
     {"TruncateDiv", TFPI_INT64, TFPI_INT64, LOOPS(div_int64), CHECK_NONZERO_DIVISOR},
     COMPARISON_ROWS("Equal", equal),

@@ -1,7 +1,8 @@
 /* cwise_unary.c - elementwise ops of one operand: activations (Relu, Relu6,
  * Elu, Selu, LeakyRelu, Sigmoid, Tanh, Softplus, Softsign), float math
  * (Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Floor, Ceil, Round, ...),
- * the integer forms of Neg/Abs/Square/Sign, LogicalNot, and Cast.
+ * the integer forms of Neg/Abs/Square/Sign, the float64 forms of Exp, Log,
+ * Sqrt, Square, Neg, Abs, Floor, Ceil and Round, LogicalNot, and Cast.
  *
  * Round is round-half-to-even, as TF's. Cast from a float type to an
  * integer type truncates toward zero like C++ static_cast; where static_cast
@@ -90,6 +91,19 @@ static inline float float_sign(float x) { return isnan(x) ? x : (float)((x > 0) 
 FLOAT_UNARY(DEFINE_FLOAT_UNARY)
 INT_UNARY(DEFINE_INT_UNARY)
 DEFINE_UNARY_LOOP(logical_not, uint8_t, x == 0)
+/* float64: what box decoders and coordinate grids use */
+#define DOUBLE_UNARY(X)                   \
+    X("Exp", exp_double, exp(x))          \
+    X("Log", log_double, log(x))          \
+    X("Sqrt", sqrt_double, sqrt(x))       \
+    X("Square", square_double, x * x)     \
+    X("Neg", neg_double, -x)              \
+    X("Abs", abs_double, fabs(x))         \
+    X("Floor", floor_double, floor(x))    \
+    X("Ceil", ceil_double, ceil(x))       \
+    X("Round", round_double, nearbyint(x))
+#define DEFINE_DOUBLE_UNARY(op, name, expr) DEFINE_UNARY_LOOP(name, double, expr)
+DOUBLE_UNARY(DEFINE_DOUBLE_UNARY)
 
 typedef struct unary_kernel {
     const char *op;
@@ -98,11 +112,13 @@ typedef struct unary_kernel {
 } unary_kernel;
 
 #define FLOAT_ROW(op, name, expr) {op, TFPI_FLOAT, name},
+#define DOUBLE_ROW(op, name, expr) {op, TFPI_DOUBLE, name},
 #define INT_ROWS(op, name, expr) {op, TFPI_INT32, name##_int32}, {op, TFPI_INT64, name##_int64},
 static const unary_kernel unary_kernels[] = {
     FLOAT_UNARY(FLOAT_ROW)
     INT_UNARY(INT_ROWS)
     {"LogicalNot", TFPI_BOOL, logical_not},
+    DOUBLE_UNARY(DOUBLE_ROW)
 };
 
 static const unary_kernel *find_unary_kernel(const char *op, tfpi_dtype dtype)

@@ -1,6 +1,6 @@
 /* reduction.c - reductions over a set of axes (Sum, Prod, Max, Min, Mean on
- * float32/int32/int64; All, Any on bool) and along one axis to an index
- * (ArgMax, ArgMin).
+ * float32/int32/int64, Sum/Prod/Max/Min also on float64; All, Any on bool) and
+ * along one axis to an index (ArgMax, ArgMin).
  *
  * The axes input must be known while planning; negative axes count from
  * the end, repeats are allowed, no axes copies the input; keep_dims keeps
@@ -66,6 +66,7 @@ typedef void (*reduce_fn)(const void *in, void *out, int64_t r, int64_t inner, i
     DEFINE_REDUCER(max_##suffix, T, ACC, LOWEST, x > acc ? x : acc) \
     DEFINE_REDUCER(min_##suffix, T, ACC, HIGHEST, x < acc ? x : acc)
 DEFINE_REDUCERS(float, double, float, acc + x, acc * x, -INFINITY, INFINITY)
+DEFINE_REDUCERS(double, double, double, acc + x, acc * x, -INFINITY, INFINITY)
 DEFINE_REDUCERS(int32_t, int32_t, int32, (int32_t)tp_wrap_add(acc, x), (int32_t)tp_wrap_mul(acc, x),
                 INT32_MIN, INT32_MAX)
 DEFINE_REDUCERS(int64_t, int64_t, int64, tp_wrap_add(acc, x), tp_wrap_mul(acc, x), INT64_MIN,
@@ -87,6 +88,10 @@ static const reducer reducers[] = {
     REDUCER_ROWS("Prod", prod),
     REDUCER_ROWS("Max", max),
     REDUCER_ROWS("Min", min),
+    {"Sum", TFPI_DOUBLE, sum_double},
+    {"Prod", TFPI_DOUBLE, prod_double},
+    {"Max", TFPI_DOUBLE, max_double},
+    {"Min", TFPI_DOUBLE, min_double},
     {"All", TFPI_BOOL, all_bool},
     {"Any", TFPI_BOOL, any_bool},
 };

@@ -47,7 +47,9 @@ typedef enum tfpi_dtype {
     TFPI_QINT16 = 15,
     TFPI_QUINT16 = 16,
     TFPI_UINT16 = 17,
-    TFPI_HALF = 19
+    TFPI_HALF = 19,
+    TFPI_RESOURCE = 20, /* a TensorArray handle (graphs with loops) */
+    TFPI_VARIANT = 21   /* a TensorList value (TF2 loops) */
 } tfpi_dtype;
 
 #define TFPI_MAX_DIMS 8
@@ -148,6 +150,12 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph,
                                const tfpi_session_options *options,
                                tfpi_status *status);
 void tfpi_session_free(tfpi_session *session);
+
+/* Graphs with while loops: a loop that runs more than `limit` iterations
+ * fails the run with an error naming its frame. limit <= 0 restores the
+ * default, TFPI_DEFAULT_MAX_LOOP_ITERATIONS. */
+#define TFPI_DEFAULT_MAX_LOOP_ITERATIONS 1000000
+void tfpi_session_set_max_loop_iterations(tfpi_session *session, int64_t limit);
 
 /* Runs the graph. Names are "node" or "node:k". Feeds are borrowed for the
  * call; on success outputs[i] receives a new tensor the caller frees with

@@ -135,7 +135,7 @@ static int benchmark(const settings *s)
     if (rc == 0) {
         double t0 = now_us();
         graph = tfpi_graph_load_file(s->graph, &status);
-        tfpi_session_options options = {s->num_threads > 0 ? s->num_threads : 0};
+        tfpi_session_options options = {.num_threads = s->num_threads > 0 ? s->num_threads : 0};
         session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
         if (!session) {
             fprintf(stderr, "error: --graph: %s\n", status.message);

@@ -122,7 +122,7 @@ static int run(const char *graph_path, run_args *a, int num_threads, tfpi_status
         fprintf(stderr, "error: %s\n", status->message);
         return 1;
     }
-    tfpi_session_options options = {num_threads};
+    tfpi_session_options options = {.num_threads = num_threads};
     tfpi_session *session = tfpi_session_new(graph, &options, status);
     int rc = 1;
     if (session && tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,

@@ -22,6 +22,7 @@
 #include "flags.h"
 #include "labels.h"
 #include "model_flags.h"
+#include "object_detector.h"
 #include "speaker.h"
 #include "tfpi.h"
 #include "top_k.h"
@@ -33,7 +34,7 @@ typedef struct options {
     const char *source, *device, *frames_from, *speak_cmd;
     int video_width, video_height, frames, num_threads;
     float print_threshold, repeat_after;
-    bool speak;
+    bool speak, detect;
 } options;
 
 /* Everything a run holds; released by close_run. */
@@ -131,7 +132,7 @@ static void catch_stop_signals(sigset_t *stop_signals)
 static bool open_run(const options *o, capture_source source, run *r)
 {
     tfpi_status status = {0};
-    tfpi_session_options session_options = {o->num_threads};
+    tfpi_session_options session_options = {.num_threads = o->num_threads};
     capture_options capture_options = {
         .device = o->device ? o->device : "/dev/video0",
         .frames_from = o->frames_from,
@@ -215,6 +216,18 @@ static step_result print_line(const char *line)
     return STEP_FAILED;
 }
 
+/* Says `label` (stdout, and the speaker) if the announcer finds it due. */
+static step_result announce(run *r, announcer *announcer, const char *label, long *announced)
+{
+    if (!announcer_should_announce(announcer, label, seconds_now()))
+        return STEP_DONE;
+    ++*announced;
+    step_result result = print_line(label);
+    if (r->speaker)
+        speaker_say(r->speaker, label);
+    return result;
+}
+
 /* Classifies r->frame, reports its top 5 and announces the top label if it
  * is confident and due. */
 static step_result label_frame(const options *o, run *r, announcer *announcer, long frame,
@@ -229,19 +242,34 @@ static step_result label_frame(const options *o, run *r, announcer *announcer, l
     int best[TOP_K];
     int count = top_k(s, (int)tfpi_tensor_num_elements(scores), TOP_K, best);
     report_frame(r, frame, fps, s, best, count);
-    const char *label = labels_name(&r->labels, best[0]);
     step_result result = STEP_DONE;
-    if (s[best[0]] > o->print_threshold &&
-        announcer_should_announce(announcer, label, seconds_now())) {
-        ++*announced;
-        result = print_line(label);
-        if (r->speaker)
-            speaker_say(r->speaker, label);
-    }
+    if (s[best[0]] > o->print_threshold)
+        result = announce(r, announcer, labels_name(&r->labels, best[0]), announced);
     tfpi_tensor_free(scores);
-    if (r->speaker)
-        speaker_poll(r->speaker);
     return result;
+}
+
+/* --detect: finds objects in r->frame (an Object Detection API graph),
+ * reports the best 5 above the threshold and announces the best one if due. */
+static step_result detect_frame(const options *o, run *r, announcer *announcer, long frame, double fps,
+                                long *announced)
+{
+    tfpi_status status = {0};
+    detection found[TOP_K];
+    int count = detect_objects(r->session, &r->frame, &r->labels, o->print_threshold, found, TOP_K, &status);
+    if (count < 0) {
+        fprintf(stderr, "error: --graph: %s\n", status.message);
+        return STEP_FAILED;
+    }
+    fprintf(stderr, "frame %ld", frame);
+    if (fps > 0)
+        fprintf(stderr, " (%.1f fps)", fps);
+    for (int i = 0; i < count; i++)
+        fprintf(stderr, "%s %s %.3f at %.0f,%.0f-%.0f,%.0f", i ? "," : ":", found[i].label,
+                (double)found[i].score, (double)found[i].xmin, (double)found[i].ymin, (double)found[i].xmax,
+                (double)found[i].ymax);
+    fputc('\n', stderr);
+    return count > 0 ? announce(r, announcer, found[0].label, announced) : STEP_DONE;
 }
 
 /* Labels frames until they end, --frames are done or a stop; 0 or 1. */
@@ -266,8 +294,11 @@ static int label_frames(const options *o, run *r)
             mean_interval = mean_interval > 0 ? 0.9 * mean_interval + 0.1 * (now - previous)
                                               : now - previous;
         previous = now;
-        step = label_frame(o, r, &announcer, labelled, mean_interval > 0 ? 1 / mean_interval : 0,
-                           &announced);
+        double fps = mean_interval > 0 ? 1 / mean_interval : 0;
+        step = o->detect ? detect_frame(o, r, &announcer, labelled, fps, &announced)
+                         : label_frame(o, r, &announcer, labelled, fps, &announced);
+        if (r->speaker)
+            speaker_poll(r->speaker);
     }
     if (step == STEP_FAILED)
         return 1;
@@ -304,6 +335,9 @@ int main(int argc, char **argv)
         {"frames", FLAG_INT, &o.frames, "frames to label (0 = until stopped or frames end)"},
         {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
         {"speak", FLAG_BOOL, &o.speak, "speak each announced label (runs --speak_cmd)"},
+        {"detect", FLAG_BOOL, &o.detect,
+         "--graph is an Object Detection API graph: announce the best object found (score above "
+         "--print_threshold)"},
         {"speak_cmd", FLAG_STRING, &o.speak_cmd,
          "text-to-speech command, label appended (default 'flite -t'; implies --speak)"},
     };

@@ -92,7 +92,7 @@ static tfpi_tensor *input_tensor(const options *o, const tfpi_graph *graph, cons
 static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *input, tfpi_status *status)
 {
     tfpi_tensor *output = NULL;
-    tfpi_session_options session_options = {o->num_threads};
+    tfpi_session_options session_options = {.num_threads = o->num_threads};
     tfpi_session *session = tfpi_session_new(graph, &session_options, status);
     if (session)
         tfpi_session_run(session, &o->model.input_layer, &input, 1, &o->model.output_layer, &output, 1,

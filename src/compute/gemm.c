@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "compute/gemm_kernel.h"
+#include "compute/gemv.h"
 
 enum {
     K_BLOCK = 128,           /* rows of B per block of k: a panel of B fits the first-level cache */
@@ -197,6 +198,8 @@ bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
 {
     if (g->m <= 0 || g->n <= 0)
         return true;
+    if (g->m == 1)
+        return tp_gemv_run(g, pool);
     const double macs = (double)g->m * (double)g->n * (double)(g->taps * g->depth);
     const int64_t threads = macs >= MIN_PARALLEL_MACS ? tp_threadpool_size(pool) : 1;
     gemm_job job = {.g = g};

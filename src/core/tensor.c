@@ -18,6 +18,7 @@ size_t tfpi_dtype_size(tfpi_dtype dtype)
     case TFPI_UINT8: case TFPI_INT8: case TFPI_BOOL: case TFPI_QINT8: case TFPI_QUINT8: return 1;
     case TFPI_INT16: case TFPI_UINT16: case TFPI_HALF: case TFPI_QINT16: case TFPI_QUINT16: return 2;
     case TFPI_STRING: return sizeof(tfpi_bytes);
+    case TFPI_RESOURCE: case TFPI_VARIANT: return sizeof(void *);
     }
     return 0;
 }
@@ -41,6 +42,8 @@ const char *tfpi_dtype_name(tfpi_dtype dtype)
     case TFPI_QUINT16: return "quint16";
     case TFPI_UINT16: return "uint16";
     case TFPI_HALF: return "half";
+    case TFPI_RESOURCE: return "resource";
+    case TFPI_VARIANT: return "variant";
     }
     return "unsupported";
 }

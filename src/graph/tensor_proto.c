@@ -52,6 +52,7 @@ static void store_typed(const Tfpi__TensorProto *p, tfpi_dtype dtype, void *data
     case TFPI_INT32: case TFPI_QINT32: ((int32_t *)data)[i] = p->int_val[k]; break;
     case TFPI_INT8: case TFPI_QINT8: ((int8_t *)data)[i] = (int8_t)p->int_val[k]; break;
     case TFPI_UINT8: case TFPI_QUINT8: ((uint8_t *)data)[i] = (uint8_t)p->int_val[k]; break;
+    case TFPI_RESOURCE: case TFPI_VARIANT: break; /* handles exist only at run time: refused below */
     }
 }
 
@@ -62,7 +63,7 @@ tfpi_code tp_tensor_from_proto(const Tfpi__TensorProto *proto, tfpi_tensor *out,
     int ndims;
     tfpi_dtype dtype = (tfpi_dtype)proto->dtype;
     *owned = NULL;
-    if (tfpi_dtype_size(dtype) == 0)
+    if (tfpi_dtype_size(dtype) == 0 || dtype == TFPI_RESOURCE || dtype == TFPI_VARIANT)
         return tfpi_status_set(status, TFPI_UNIMPLEMENTED, "%s: tensor type %d is not supported", what,
                         (int)proto->dtype);
     if (!tp_shape_from_proto(proto->tensor_shape, dims, &ndims))

@@ -28,6 +28,13 @@
 #include "core/threadpool.h"
 #include "graph/node_def.h"
 
+/* An object a kernel creates during one run (a TensorArray) and the run
+ * frees when it ends: kernels link it into *ctx->resources. */
+typedef struct tp_resource {
+    struct tp_resource *next;
+    void (*destroy)(struct tp_resource *resource);
+} tp_resource;
+
 typedef struct tp_op_ctx {
     const Tfpi__NodeDef *def; /* name, op, attrs */
     const tfpi_graph *graph;  /* the node's graph (memmapped regions) */
@@ -38,6 +45,7 @@ typedef struct tp_op_ctx {
     void *state;
     tp_threadpool *pool; /* may be NULL: single-threaded */
     tfpi_status *status;
+    tp_resource **resources; /* the run's resources; NULL while planning */
 } tp_op_ctx;
 
 /* What a producer can absorb from the elementwise node after it. */
@@ -59,6 +67,13 @@ typedef tfpi_code (*tp_fuse_fn)(tp_op_ctx *ctx, tp_fuse_op op, const float *valu
 enum {
     TP_STATEFUL = 1 << 0,      /* never folded (random numbers) */
     TP_ALIAS_INPUT0 = 1 << 1,  /* output 0 is input 0's bytes (Identity, Reshape) */
+    /* Output shapes depend on input values (Where, NonMaxSuppression) or the
+     * op keeps per-run state (TensorArray): a graph that needs it runs on
+     * the dynamic executor, where prepare always sees every input's data. */
+    TP_DYNAMIC = 1 << 2,
+    /* Switch, Merge, Enter, Exit, NextIteration, LoopCond: routed by the
+     * dynamic executor itself; the kernel only checks the node. */
+    TP_CONTROL_FLOW = 1 << 3,
 };
 /* An op with a fixed number of outputs other than one declares it in its
  * flags: TP_OUTPUTS(3) for QuantizedConv2D, TP_OUTPUTS(0) for NoOp. Ops

@@ -12,7 +12,7 @@ tfpi_tensor *tp_plan_tensor(tp_plan *plan, tp_edge e)
     return &plan->nodes[e.node].ctx.outputs[e.index];
 }
 
-static tfpi_code resolve_names(const tfpi_graph *g, const char *const *names, int n, const char *what,
+tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, int n, const char *what,
                                tp_edge **out, tfpi_status *status)
 {
     *out = calloc((size_t)n + 1, sizeof **out);
@@ -75,10 +75,9 @@ static int order_needed_nodes(tp_plan *plan, int *order, tfpi_status *status)
     return count;
 }
 
-static tfpi_code check_feed_against_placeholder(tp_plan *plan, int feed, const char *name,
-                                                const tfpi_tensor *t, tfpi_status *status)
+tfpi_code tp_plan_check_feed(const Tfpi__NodeDef *def, const char *name, const tfpi_tensor *t,
+                             tfpi_status *status)
 {
-    const Tfpi__NodeDef *def = plan->graph->nodes[plan->feeds[feed].node].def;
     if (strcmp(def->op, "Placeholder") != 0 && strcmp(def->op, "PlaceholderWithDefault") != 0)
         return TFPI_OK;
     tfpi_dtype want = tp_attr_type(def, "dtype", t->dtype);
@@ -168,7 +167,7 @@ static tfpi_code set_feed_shapes(tp_plan *plan, const char *const *names, tfpi_t
         if (plan->feeds[f].index >= pn->ctx.num_outputs)
             return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "feed '%s': the node has no output %d",
                             names[f], plan->feeds[f].index);
-        tfpi_code code = check_feed_against_placeholder(plan, f, names[f], feeds[f], status);
+        tfpi_code code = tp_plan_check_feed(plan->graph->nodes[plan->feeds[f].node].def, names[f], feeds[f], status);
         if (code != TFPI_OK)
             return code;
         /* String feeds (encoded images, audio) are part of the plan: what
@@ -185,7 +184,7 @@ static tfpi_code set_feed_shapes(tp_plan *plan, const char *const *names, tfpi_t
     return TFPI_OK;
 }
 
-static tfpi_code missing_kernel(const Tfpi__NodeDef *def, tfpi_status *status)
+tfpi_code tp_plan_missing_kernel(const Tfpi__NodeDef *def, tfpi_status *status)
 {
     const char *file = tp_kernel_file_for_op(def->op);
     if (file)
@@ -213,7 +212,7 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
     tp_plan_node *pn = &plan->nodes[index];
     pn->kernel = tp_find_kernel(gn->def->op);
     if (!pn->kernel)
-        return missing_kernel(gn->def, status);
+        return tp_plan_missing_kernel(gn->def, status);
     for (int i = 0; i < gn->num_inputs; i++) {
         tp_edge e = gn->inputs[i];
         tp_plan_node *src = &plan->nodes[e.node];
@@ -280,9 +279,9 @@ tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
     }
     plan->num_feeds = num_feeds;
     plan->num_fetches = num_fetches;
-    code = resolve_names(graph, feed_names, num_feeds, "feed", &plan->feeds, status);
+    code = tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &plan->feeds, status);
     if (code == TFPI_OK)
-        code = resolve_names(graph, fetch_names, num_fetches, "fetch", &plan->fetches, status);
+        code = tp_plan_resolve_names(graph, fetch_names, num_fetches, "fetch", &plan->fetches, status);
     for (int f = 0; code == TFPI_OK && f < num_feeds; f++)
         plan->nodes[plan->feeds[f].node].fed = true;
     int count = code == TFPI_OK ? order_needed_nodes(plan, order, status) : -1;

@@ -43,6 +43,18 @@ tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
                      int num_fetches, tp_threadpool *pool, tfpi_status *status);
 void tp_plan_free(tp_plan *plan);
 
+/* Resolves n tensor names to a new array of edges (*out, freed by the
+ * caller even on failure); `what` ("feed", "fetch") names them in errors. */
+tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, int n, const char *what,
+                                tp_edge **out, tfpi_status *status);
+
+/* A feed of a Placeholder must have its dtype and (known) shape. */
+tfpi_code tp_plan_check_feed(const Tfpi__NodeDef *def, const char *name, const tfpi_tensor *t,
+                             tfpi_status *status);
+
+/* "node 'X' needs op 'Y', which is not compiled in: add the line ..." */
+tfpi_code tp_plan_missing_kernel(const Tfpi__NodeDef *def, tfpi_status *status);
+
 /* The tensor an edge refers to. */
 tfpi_tensor *tp_plan_tensor(tp_plan *plan, tp_edge e);
 

@@ -1,15 +1,23 @@
 /* session.c - the public session API: a thread pool, the plan for the last
  * set of feeds and fetches (rebuilt when names, types or shapes change), and
- * running it: copy feeds into the arena, run the steps, copy fetches out. */
+ * running it: copy feeds into the arena, run the steps, copy fetches out.
+ * Graphs with control flow or data-dependent shapes get a flow plan instead
+ * and run on the dynamic executor (flow_run.c); straight-line graphs never
+ * touch it. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/switch_fold.h"
+#include "run/flow_run.h"
 #include "run/profile.h"
 
 struct tfpi_session {
     const tfpi_graph *graph;
     tp_threadpool *pool;
     tp_plan *plan;
+    tp_flow_plan *flow; /* instead of plan, for graphs that need the dynamic executor */
+    tfpi_graph *resolved; /* the graph with known Switches resolved, if any: what the plan runs */
+    int64_t max_loop_iterations;
     /* what the plan was built for */
     char **feed_names, **fetch_names;
     tfpi_tensor *feed_shapes; /* dtype and shape only; string feeds are in the plan */
@@ -35,6 +43,7 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
         return NULL;
     }
     s->graph = graph;
+    s->max_loop_iterations = TFPI_DEFAULT_MAX_LOOP_ITERATIONS;
     return s;
 }
 
@@ -42,6 +51,10 @@ static void forget_plan(tfpi_session *s)
 {
     tp_plan_free(s->plan);
     s->plan = NULL;
+    tp_flow_plan_free(s->flow);
+    s->flow = NULL;
+    tfpi_graph_free(s->resolved);
+    s->resolved = NULL;
     free(s->profile);
     s->profile = NULL;
     for (int i = 0; i < s->num_feeds; i++)
@@ -69,10 +82,18 @@ static bool plan_matches(const tfpi_session *s, const char *const *feed_names,
                          tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
                          int num_fetches)
 {
-    if (!s->plan || s->num_feeds != num_feeds || s->num_fetches != num_fetches)
+    if ((!s->plan && !s->flow) || s->num_feeds != num_feeds || s->num_fetches != num_fetches)
         return false;
     for (int i = 0; i < num_feeds; i++)
-        if (strcmp(s->feed_names[i], feed_names[i]) != 0 || feeds[i]->dtype != s->feed_shapes[i].dtype ||
+        if (strcmp(s->feed_names[i], feed_names[i]) != 0)
+            return false;
+    for (int i = 0; i < num_fetches; i++)
+        if (strcmp(s->fetch_names[i], fetch_names[i]) != 0)
+            return false;
+    if (s->flow) /* a flow plan does not depend on feed shapes */
+        return true;
+    for (int i = 0; i < num_feeds; i++)
+        if (feeds[i]->dtype != s->feed_shapes[i].dtype ||
             !tp_same_shape(feeds[i], &s->feed_shapes[i]))
             return false;
     for (int i = 0; i < num_feeds; i++) {
@@ -81,9 +102,6 @@ static bool plan_matches(const tfpi_session *s, const char *const *feed_names,
             !tp_same_strings(feeds[i], planned))
             return false;
     }
-    for (int i = 0; i < num_fetches; i++)
-        if (strcmp(s->fetch_names[i], fetch_names[i]) != 0)
-            return false;
     return true;
 }
 
@@ -101,9 +119,19 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
                         tfpi_status *status)
 {
     forget_plan(s);
-    s->plan = tp_plan_new(s->graph, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool,
-                          status);
-    if (!s->plan)
+    tfpi_status fold_status = {0};
+    s->resolved = tp_fold_static_switches(s->graph, feed_names, num_feeds, fetch_names, num_fetches, &fold_status);
+    if (fold_status.code != TFPI_OK) {
+        *status = fold_status;
+        return status->code;
+    }
+    const tfpi_graph *g = s->resolved ? s->resolved : s->graph;
+    if (tp_flow_needed(g, feed_names, num_feeds, fetch_names, num_fetches))
+        s->flow = tp_flow_plan_new(g, feed_names, num_feeds, fetch_names, num_fetches, s->pool,
+                                   s->max_loop_iterations, status);
+    else
+        s->plan = tp_plan_new(g, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool, status);
+    if (!s->plan && !s->flow)
         return status ? status->code : TFPI_INVALID_ARGUMENT;
     s->num_feeds = num_feeds;
     s->num_fetches = num_fetches;
@@ -156,6 +184,25 @@ static tfpi_code execute(tp_plan *plan, tfpi_node_profile *profile, tfpi_status 
     return TFPI_OK;
 }
 
+static tfpi_code run_flow(tfpi_session *s, const char *const *feed_names, tfpi_tensor *const *feeds,
+                          tfpi_tensor **outputs, tfpi_status *status)
+{
+    for (int f = 0; f < s->flow->num_feeds; f++) {
+        tfpi_code code = tp_plan_check_feed(s->flow->graph->nodes[s->flow->feeds[f].node].def, feed_names[f], feeds[f],
+                                            status);
+        if (code != TFPI_OK)
+            return code;
+    }
+    return tp_flow_run(s->flow, feeds, outputs, status);
+}
+
+void tfpi_session_set_max_loop_iterations(tfpi_session *session, int64_t limit)
+{
+    session->max_loop_iterations = limit > 0 ? limit : TFPI_DEFAULT_MAX_LOOP_ITERATIONS;
+    if (session->flow)
+        session->flow->max_iterations = session->max_loop_iterations;
+}
+
 void tfpi_session_set_profiling(tfpi_session *session, int enabled)
 {
     session->profiling = enabled != 0;
@@ -169,7 +216,7 @@ int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **
 
 size_t tfpi_session_arena_bytes(const tfpi_session *session)
 {
-    return session->plan ? session->plan->arena_size : 0;
+    return session->plan ? session->plan->arena_size : 0; /* a flow plan has no arena */
 }
 
 tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
@@ -189,6 +236,8 @@ tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
     if (!plan_matches(session, feed_names, feeds, num_feeds, fetch_names, num_fetches) &&
         (code = replan(session, feed_names, feeds, num_feeds, fetch_names, num_fetches, status)) != TFPI_OK)
         return code;
+    if (session->flow)
+        return run_flow(session, feed_names, feeds, outputs, status);
     tp_plan *plan = session->plan;
     for (int f = 0; f < num_feeds; f++) {
         if (plan->nodes[plan->feeds[f].node].needed && feeds[f]->dtype != TFPI_STRING)

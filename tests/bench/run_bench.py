@@ -18,7 +18,9 @@ busy machine lowers the percentage), OpenCV's median ms and tfpi / OpenCV. Then,
 per model, tfpi's peak RSS while running (VmRSS polled from the moment
 benchmark_model reports the model loaded) against the bound 1.3 x model
 file + planned arena, and the process's peak including the load (VmHWM).
-Last, the 8-bit rows (eightbit.py): ResNet-50, Inception v3 and MobileNet v1
+Then, per model at 1 thread, where the time goes: the share of each op
+type (benchmark_model's summary by node type), so the next bottleneck is
+visible. Last, the 8-bit rows (eightbit.py): ResNet-50, Inception v3 and MobileNet v1
 1.0 through quantize_nodes with frozen ranges, against the float graphs.
 """
 import argparse
@@ -136,6 +138,15 @@ class OpenCV:
         self.process.wait()
 
 
+def op_type_shares(bin_dir, meta, top=5):
+    """[(op type, % of the run)] of the `top` costliest op types at 1 thread."""
+    args = benchmark_args(bin_dir, meta, 1, 3)
+    out = run([a for a in args if a != "--show_summary=false"] + ["--show_summary=true"])
+    table = out.split("Summary by node type", 1)[1]
+    rows = re.findall(r"^\s+(\S+)\s+\d+\s+[\d.]+\s+([\d.]+)%", table, re.M)
+    return [(op, float(share)) for op, share in rows[:top]]
+
+
 def cpu_name():
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -182,6 +193,10 @@ def main():
         print("%s: peak RSS while running %.1f MB, bound 1.3 x %.1f MB model + %.1f MB arena = %.1f MB (%s); "
               "with loading %.1f MB" % (name, rss / 1e6, meta["bytes"] / 1e6, arena / 1e6, bound / 1e6,
                                         "within" if rss <= bound else "over", high_water / 1e6))
+    print()
+    for name in args.models:
+        shares = op_type_shares(args.bin_dir, load_meta(name))
+        print("%s, 1 thread, time by op type: %s" % (name, ", ".join("%s %.1f%%" % s for s in shares)))
     if args.eightbit:
         eightbit.table(args.bin_dir, MODELS_DIR, args.eightbit, args.threads, args.samples, load_meta, benchmark_args)
 

@@ -66,7 +66,7 @@ tfpi_tensor *run_float_graph(gb_graph *g, const char *feed, const float *data, c
     CHECK_MSG(graph, "load: %s", status.message);
     if (!graph)
         return NULL;
-    tfpi_session_options options = {num_threads};
+    tfpi_session_options options = {.num_threads = num_threads};
     tfpi_session *session = tfpi_session_new(graph, &options, &status);
     CHECK_MSG(session, "session: %s", status.message);
     if (session && steps)

@@ -248,7 +248,7 @@ static bool run_case(const op_case *c, int threads, double *max_abs)
     bool ok = false;
     snprintf(path, sizeof path, "%s/graph.pb", c->dir);
     tfpi_graph *graph = tfpi_graph_load_file(path, &status);
-    tfpi_session_options options = {threads};
+    tfpi_session_options options = {.num_threads = threads};
     tfpi_session *session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
     int fed = 0;
     for (; session && fed < c->num_feeds; fed++) {

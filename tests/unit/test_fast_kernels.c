@@ -220,11 +220,11 @@ static void test_winograd(void)
 /* The rule, on both sides of each of its boundaries. */
 static void test_winograd_rule(void)
 {
-    const geometry yes = {1, 8, 8, 16, 3, 3, 1, 1, 16, true};
+    const geometry yes = {1, 8, 8, 64, 3, 3, 1, 1, 16, true};
     tp_window_params p = params_of(&yes);
     CHECK(tp_winograd_applies(&p));
     geometry g = yes;
-    g.in_c = 15;
+    g.in_c = 63;
     p = params_of(&g);
     CHECK(!tp_winograd_applies(&p));
     g = yes;

@@ -2,7 +2,7 @@
  * target's SIMD layer) against the plain C reference product
  * (src/compute/matmul_ref.c) on many shapes: tiles cut at every edge, k split into
  * several blocks, tasks of many row blocks, many taps, strided B and C, 1
- * and 3 threads, and the fused epilogue (per-column scale and bias, then a
+ * and 3 threads, one-row products (src/compute/gemv.c), and the fused epilogue (per-column scale and bias, then a
  * clamp). Every result must be within 1e-4 of the reference, relative to
  * its magnitude. */
 #include <math.h>
@@ -179,6 +179,8 @@ static void test_gemm_taps(void)
     check_taps(30, 70, 9, 80, NULL);  /* taps one at a time, depth in one block */
     check_taps(13, 64, 40, 2, pool);  /* more taps than one block holds */
     check_taps(25, 33, 7, 200, pool); /* depth in two blocks */
+    check_taps(1, 300, 9, 5, pool);   /* one row: column blocks and a tail */
+    check_taps(1, 130, 70, 3, NULL);  /* one row, more taps than its stack holds */
     tp_threadpool_free(pool);
 }
 

@@ -30,7 +30,7 @@ static int num_threads(void)
 static tfpi_session *new_session(tfpi_graph *graph, int threads)
 {
     tfpi_status status;
-    tfpi_session_options options = {threads};
+    tfpi_session_options options = {.num_threads = threads};
     tfpi_session *s = graph ? tfpi_session_new(graph, &options, &status) : NULL;
     CHECK_MSG(!graph || s, "session: %s", graph ? status.message : "");
     return s;

@@ -1,0 +1,459 @@
+/* flow_plan.c - builds the dynamic executor's plan (flow_plan.h): prunes to
+ * the fetches, classifies the control-flow nodes, orders the nodes with the
+ * NextIteration -> Merge back edges left out (any other cycle is refused),
+ * assigns every node the frame it runs in (TensorFlow's frame rules: an
+ * Enter's output is in the child frame named by frame_name, an Exit's in
+ * the parent, everything else in the frame of its inputs), lists each
+ * output's consumers, and computes once the root-frame nodes that depend
+ * only on constants. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/flow_plan.h"
+#include "plan/plan.h"
+
+static tp_flow_kind kind_of(const char *op)
+{
+    if (strncmp(op, "Ref", 3) == 0 && (strcmp(op + 3, "Switch") == 0 || strcmp(op + 3, "Merge") == 0 ||
+                                       strcmp(op + 3, "Enter") == 0 || strcmp(op + 3, "Exit") == 0 ||
+                                       strcmp(op + 3, "NextIteration") == 0))
+        op += 3;
+    static const struct { const char *op; tp_flow_kind kind; } kinds[] = {
+        {"Switch", TP_FLOW_SWITCH}, {"Merge", TP_FLOW_MERGE}, {"Enter", TP_FLOW_ENTER},
+        {"Exit", TP_FLOW_EXIT}, {"NextIteration", TP_FLOW_NEXT}, {"LoopCond", TP_FLOW_FORWARD},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(op, kinds[i].op) == 0)
+            return kinds[i].kind;
+    return TP_FLOW_OP;
+}
+
+/* Marks what the fetches need, not looking past fed nodes. */
+static bool mark_needed(const tfpi_graph *g, const tp_edge *feeds, int num_feeds, const tp_edge *fetches,
+                        int num_fetches, bool *needed)
+{
+    bool *fed = calloc((size_t)g->num_nodes + 1, sizeof *fed);
+    int *stack = malloc(sizeof(int) * ((size_t)g->num_nodes + 1));
+    if (!fed || !stack) {
+        free(fed);
+        free(stack);
+        return false;
+    }
+    for (int f = 0; f < num_feeds; f++)
+        fed[feeds[f].node] = true;
+    int top = 0;
+    for (int f = 0; f < num_fetches; f++)
+        if (!needed[fetches[f].node]) {
+            needed[fetches[f].node] = true;
+            stack[top++] = fetches[f].node;
+        }
+    while (top > 0) {
+        int n = stack[--top];
+        const tp_node *gn = &g->nodes[n];
+        for (int i = 0; !fed[n] && i < gn->num_inputs + gn->num_controls; i++) {
+            int src = i < gn->num_inputs ? gn->inputs[i].node : gn->controls[i - gn->num_inputs];
+            if (!needed[src]) {
+                needed[src] = true;
+                stack[top++] = src;
+            }
+        }
+    }
+    free(fed);
+    free(stack);
+    return true;
+}
+
+bool tp_flow_needed(const tfpi_graph *graph, const char *const *feed_names, int num_feeds,
+                    const char *const *fetch_names, int num_fetches)
+{
+    tp_edge *feeds = NULL, *fetches = NULL;
+    bool *needed = calloc((size_t)graph->num_nodes + 1, sizeof *needed);
+    bool result = false;
+    if (needed && tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &feeds, NULL) == TFPI_OK &&
+        tp_plan_resolve_names(graph, fetch_names, num_fetches, "fetch", &fetches, NULL) == TFPI_OK &&
+        mark_needed(graph, feeds, num_feeds, fetches, num_fetches, needed)) {
+        for (int n = 0; n < graph->num_nodes && !result; n++) {
+            const tp_kernel *k = needed[n] ? tp_find_kernel(graph->nodes[n].def->op) : NULL;
+            result = needed[n] && (kind_of(graph->nodes[n].def->op) != TP_FLOW_OP ||
+                                   (k && (k->flags & TP_DYNAMIC)));
+        }
+    }
+    free(feeds);
+    free(fetches);
+    free(needed);
+    return result;
+}
+
+static bool is_fed(const tp_flow_plan *plan, int node)
+{
+    for (int f = 0; f < plan->num_feeds; f++)
+        if (plan->feeds[f].node == node)
+            return true;
+    return false;
+}
+
+static int source_of(const tp_node *gn, int i)
+{
+    return i < gn->num_inputs ? gn->inputs[i].node : gn->controls[i - gn->num_inputs];
+}
+
+/* Kahn's order over the needed nodes without the back edges. */
+static tfpi_code order_nodes(tp_flow_plan *plan, tfpi_status *status)
+{
+    const tfpi_graph *g = plan->graph;
+    int *missing = calloc((size_t)g->num_nodes + 1, sizeof *missing);
+    if (!missing)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    int count = 0, total = 0;
+    for (int n = 0; n < g->num_nodes; n++) {
+        if (!plan->needed[n])
+            continue;
+        total++;
+        const tp_node *gn = &g->nodes[n];
+        for (int i = 0; !is_fed(plan, n) && i < gn->num_inputs + gn->num_controls; i++)
+            if (plan->nodes[source_of(gn, i)].kind != TP_FLOW_NEXT)
+                missing[n]++;
+        if (missing[n] == 0)
+            plan->order[count++] = n;
+    }
+    for (int k = 0; k < count; k++) {
+        int n = plan->order[k];
+        if (plan->nodes[n].kind == TP_FLOW_NEXT)
+            continue;
+        for (int c = 0; c < plan->nodes[n].num_consumers; c++) {
+            int dst = plan->nodes[n].consumers[c].node;
+            if (--missing[dst] == 0)
+                plan->order[count++] = dst;
+        }
+    }
+    int stuck = -1;
+    for (int n = 0; n < g->num_nodes && stuck < 0 && count < total; n++)
+        if (plan->needed[n] && missing[n] > 0)
+            stuck = n;
+    free(missing);
+    plan->num_needed = count;
+    if (stuck >= 0)
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                               "the graph has a cycle through node '%s' that is not a while loop (a loop's "
+                               "only cycle is NextIteration -> Merge)",
+                               g->nodes[stuck].def->name);
+    return TFPI_OK;
+}
+
+static tfpi_code add_consumers(tp_flow_plan *plan, tfpi_status *status)
+{
+    const tfpi_graph *g = plan->graph;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int n = 0; n < g->num_nodes; n++) {
+            const tp_node *gn = &g->nodes[n];
+            for (int i = 0; plan->needed[n] && !is_fed(plan, n) && i < gn->num_inputs + gn->num_controls; i++) {
+                tp_flow_node *src = &plan->nodes[source_of(gn, i)];
+                if (pass == 0) {
+                    src->num_consumers++;
+                    continue;
+                }
+                bool data = i < gn->num_inputs;
+                src->consumers[src->num_consumers++] =
+                    (tp_flow_consumer){data ? gn->inputs[i].index : -1, n, data ? i : -1};
+            }
+        }
+        for (int n = 0; pass == 0 && n < g->num_nodes; n++) {
+            tp_flow_node *fn = &plan->nodes[n];
+            if (fn->num_consumers && !(fn->consumers = calloc((size_t)fn->num_consumers, sizeof *fn->consumers)))
+                return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+            fn->num_consumers = 0;
+        }
+    }
+    return TFPI_OK;
+}
+
+static int find_or_add_frame(tp_flow_plan *plan, const char *name, int parent)
+{
+    for (int f = 1; f < plan->num_frames; f++)
+        if (plan->frames[f].parent == parent && strcmp(plan->frames[f].name, name) == 0)
+            return f;
+    tp_flow_frame *frames = realloc(plan->frames, sizeof *frames * ((size_t)plan->num_frames + 1));
+    if (!frames)
+        return -1;
+    plan->frames = frames;
+    frames[plan->num_frames] = (tp_flow_frame){.name = name, .parent = parent};
+    return plan->num_frames++;
+}
+
+/* The frame a node's outputs live in. */
+static int output_frame(const tp_flow_plan *plan, int n)
+{
+    const tp_flow_node *fn = &plan->nodes[n];
+    if (fn->kind == TP_FLOW_ENTER)
+        return fn->child_frame;
+    if (fn->kind == TP_FLOW_EXIT)
+        return plan->frames[fn->frame].parent;
+    return fn->frame;
+}
+
+static tfpi_code mixed_frames(const tp_flow_plan *plan, int n, int a, int b, tfpi_status *status)
+{
+    const tfpi_graph *g = plan->graph;
+    return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                           "The node '%s' has inputs from different frames. The input '%s' is in frame '%s'. The "
+                           "input '%s' is in frame '%s'.",
+                           g->nodes[n].def->name, g->nodes[a].def->name, plan->frames[output_frame(plan, a)].name,
+                           g->nodes[b].def->name, plan->frames[output_frame(plan, b)].name);
+}
+
+/* Frame of every node, in order; then every edge, back edges included, must
+ * stay within one frame. */
+static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
+{
+    const tfpi_graph *g = plan->graph;
+    if (!(plan->frames = calloc(1, sizeof *plan->frames)))
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    plan->frames[0] = (tp_flow_frame){.name = "", .parent = -1};
+    plan->num_frames = 1;
+    for (int k = 0; k < plan->num_needed; k++) {
+        int n = plan->order[k];
+        tp_flow_node *fn = &plan->nodes[n];
+        const tp_node *gn = &g->nodes[n];
+        int first = -1;
+        for (int i = 0; !is_fed(plan, n) && i < gn->num_inputs + gn->num_controls; i++) {
+            int src = source_of(gn, i);
+            if (plan->nodes[src].kind == TP_FLOW_NEXT)
+                continue;
+            if (first < 0)
+                first = src;
+            else if (output_frame(plan, src) != output_frame(plan, first))
+                return mixed_frames(plan, n, first, src, status);
+        }
+        fn->frame = first < 0 ? 0 : output_frame(plan, first);
+        if (fn->kind == TP_FLOW_EXIT && fn->frame == 0)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (Exit) is not inside a while loop",
+                                   gn->def->name);
+        if (fn->kind == TP_FLOW_ENTER) {
+            const Tfpi__AttrValue *name = tp_attr(gn->def, "frame_name");
+            if (!name || name->value_case != TFPI__ATTR_VALUE__VALUE_S)
+                return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (Enter) has no frame_name",
+                                       gn->def->name);
+            /* NodeDef strings are not NUL-terminated: the frame owns a copy. */
+            char *copy = strndup((const char *)name->s.data, name->s.len);
+            if (!copy || (fn->child_frame = find_or_add_frame(plan, copy, fn->frame)) < 0) {
+                free(copy);
+                return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+            }
+            if (plan->frames[fn->child_frame].name != copy)
+                free(copy);
+            fn->is_constant = tp_attr_bool(gn->def, "is_constant", false);
+            plan->frames[fn->child_frame].num_enters++;
+        }
+    }
+    for (int k = 0; k < plan->num_needed; k++) {
+        int n = plan->order[k];
+        const tp_node *gn = &g->nodes[n];
+        for (int i = 0; !is_fed(plan, n) && i < gn->num_inputs + gn->num_controls; i++) {
+            int src = source_of(gn, i);
+            if (output_frame(plan, src) != plan->nodes[n].frame)
+                return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                       "node '%s' in frame '%s' reads '%s' from frame '%s': the graph's loops are "
+                                       "not well formed (was it edited by a tool that ignores frames?)",
+                                       gn->def->name, plan->frames[plan->nodes[n].frame].name,
+                                       g->nodes[src].def->name, plan->frames[output_frame(plan, src)].name);
+            if (plan->nodes[src].kind == TP_FLOW_NEXT && plan->nodes[n].kind == TP_FLOW_MERGE && i < gn->num_inputs)
+                plan->nodes[n].num_back_inputs++;
+        }
+        if (plan->nodes[n].frame != 0 && is_fed(plan, n))
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                   "feed '%s' is inside while loop frame '%s': only tensors outside loops can be fed",
+                                   gn->def->name, plan->frames[plan->nodes[n].frame].name);
+    }
+    return TFPI_OK;
+}
+
+/* Local indices, input slots and Exit lists per frame. */
+static tfpi_code index_frames(tp_flow_plan *plan, tfpi_status *status)
+{
+    for (int k = 0; k < plan->num_needed; k++) {
+        int n = plan->order[k];
+        tp_flow_node *fn = &plan->nodes[n];
+        tp_flow_frame *f = &plan->frames[fn->frame];
+        fn->local = f->num_nodes++;
+        fn->slot_base = f->num_slots;
+        f->num_slots += plan->graph->nodes[n].num_inputs;
+        if (fn->kind == TP_FLOW_EXIT)
+            f->num_exits++;
+    }
+    for (int f = 0; f < plan->num_frames; f++) {
+        tp_flow_frame *fr = &plan->frames[f];
+        if (!(fr->nodes = malloc(sizeof(int) * ((size_t)fr->num_nodes + 1))) ||
+            !(fr->exits = malloc(sizeof(int) * ((size_t)fr->num_exits + 1))))
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+        fr->num_exits = 0;
+    }
+    for (int k = 0; k < plan->num_needed; k++) {
+        int n = plan->order[k];
+        tp_flow_frame *f = &plan->frames[plan->nodes[n].frame];
+        f->nodes[plan->nodes[n].local] = n;
+        if (plan->nodes[n].kind == TP_FLOW_EXIT)
+            f->exits[f->num_exits++] = n;
+    }
+    for (int i = 0; i < plan->num_fetches; i++) {
+        int frame = output_frame(plan, plan->fetches[i].node);
+        if (frame != 0)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                   "fetch '%s' is inside while loop frame '%s': fetch a tensor outside the loop",
+                                   plan->graph->nodes[plan->fetches[i].node].def->name, plan->frames[frame].name);
+    }
+    return TFPI_OK;
+}
+
+/* Kernels, output counts and the kernels' input/output views. */
+static tfpi_code prepare_nodes(tp_flow_plan *plan, tfpi_status *status)
+{
+    const tfpi_graph *g = plan->graph;
+    for (int n = 0; n < g->num_nodes; n++) {
+        tp_flow_node *fn = &plan->nodes[n];
+        const tp_node *gn = &g->nodes[n];
+        fn->num_outputs = gn->num_outputs;
+        if (!plan->needed[n])
+            continue;
+        fn->kind = kind_of(gn->def->op);
+        fn->fed = is_fed(plan, n);
+        if (fn->kind == TP_FLOW_SWITCH || fn->kind == TP_FLOW_MERGE)
+            fn->num_outputs = 2;
+        int routed = fn->kind == TP_FLOW_SWITCH || fn->kind == TP_FLOW_MERGE ? 2 : 1;
+        if (fn->kind != TP_FLOW_OP && gn->num_outputs > routed)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s) has only %d output%s",
+                                   gn->def->name, gn->def->op, routed, routed > 1 ? "s" : "");
+        for (int f = 0; f < plan->num_fetches; f++) /* a fetched output nothing else reads */
+            if (plan->fetches[f].node == n && plan->fetches[f].index >= fn->num_outputs) {
+                if (fn->kind != TP_FLOW_OP)
+                    return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "fetch '%s:%d': the node has no output %d",
+                                           gn->def->name, plan->fetches[f].index, plan->fetches[f].index);
+                fn->num_outputs = plan->fetches[f].index + 1;
+            }
+        if (!is_fed(plan, n) && !(fn->kernel = tp_find_kernel(gn->def->op)))
+            return tp_plan_missing_kernel(gn->def, status);
+        fn->ctx_inputs = calloc((size_t)gn->num_inputs + 1, sizeof *fn->ctx_inputs);
+        fn->ctx_outputs = calloc((size_t)fn->num_outputs, sizeof *fn->ctx_outputs);
+        if (!fn->ctx_inputs || !fn->ctx_outputs)
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    }
+    return TFPI_OK;
+}
+
+static bool foldable(const tp_flow_plan *plan, int n)
+{
+    const tp_flow_node *fn = &plan->nodes[n];
+    const tp_node *gn = &plan->graph->nodes[n];
+    if (fn->frame != 0 || fn->kind != TP_FLOW_OP || is_fed(plan, n) ||
+        (fn->kernel->flags & TP_STATEFUL))
+        return false;
+    for (int i = 0; i < gn->num_inputs + gn->num_controls; i++)
+        if (!plan->nodes[source_of(gn, i)].folded)
+            return false;
+    return true;
+}
+
+/* Root-frame nodes computable from constants alone, once. */
+static tfpi_code fold_constants(tp_flow_plan *plan, tfpi_status *status)
+{
+    tp_value *inputs_buf[64];
+    for (int k = 0; k < plan->num_needed; k++) {
+        int n = plan->order[k];
+        const tp_node *gn = &plan->graph->nodes[n];
+        tp_flow_node *fn = &plan->nodes[n];
+        if (!foldable(plan, n))
+            continue;
+        tp_value **inputs = gn->num_inputs <= 64 ? inputs_buf : malloc(sizeof *inputs * (size_t)gn->num_inputs);
+        tp_value **outputs = calloc((size_t)fn->num_outputs, sizeof *outputs);
+        if (!inputs || !outputs) {
+            if (inputs != inputs_buf)
+                free(inputs);
+            free(outputs);
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+        }
+        for (int i = 0; i < gn->num_inputs; i++)
+            inputs[i] = plan->nodes[gn->inputs[i].node].folded[gn->inputs[i].index];
+        tfpi_code code = tp_flow_run_kernel(plan, n, inputs, outputs, NULL, status);
+        if (inputs != inputs_buf)
+            free(inputs);
+        if (code != TFPI_OK) {
+            free(outputs);
+            return code;
+        }
+        fn->folded = outputs;
+    }
+    return TFPI_OK;
+}
+
+tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_names, int num_feeds,
+                               const char *const *fetch_names, int num_fetches, tp_threadpool *threads,
+                               int64_t max_iterations, tfpi_status *status)
+{
+    tp_flow_plan *plan = calloc(1, sizeof *plan);
+    if (!plan) {
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory planning the graph");
+        return NULL;
+    }
+    plan->graph = graph;
+    plan->threads = threads;
+    plan->max_iterations = max_iterations;
+    plan->num_feeds = num_feeds;
+    plan->num_fetches = num_fetches;
+    size_t n = (size_t)graph->num_nodes + 1;
+    tfpi_code code = TFPI_OK;
+    if (!(plan->nodes = calloc(n, sizeof *plan->nodes)) || !(plan->needed = calloc(n, sizeof *plan->needed)) ||
+        !(plan->order = malloc(n * sizeof *plan->order)))
+        code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory planning the graph");
+    if (code == TFPI_OK)
+        code = tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &plan->feeds, status);
+    if (code == TFPI_OK)
+        code = tp_plan_resolve_names(graph, fetch_names, num_fetches, "fetch", &plan->fetches, status);
+    if (code == TFPI_OK &&
+        !mark_needed(graph, plan->feeds, num_feeds, plan->fetches, num_fetches, plan->needed))
+        code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory planning the graph");
+    if (code == TFPI_OK)
+        code = prepare_nodes(plan, status);
+    if (code == TFPI_OK)
+        code = add_consumers(plan, status);
+    if (code == TFPI_OK)
+        code = order_nodes(plan, status);
+    if (code == TFPI_OK)
+        code = assign_frames(plan, status);
+    if (code == TFPI_OK)
+        code = index_frames(plan, status);
+    if (code == TFPI_OK)
+        code = fold_constants(plan, status);
+    if (code != TFPI_OK) {
+        tp_flow_plan_free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+void tp_flow_plan_free(tp_flow_plan *plan)
+{
+    if (!plan)
+        return;
+    for (int n = 0; plan->nodes && n < plan->graph->num_nodes; n++) {
+        tp_flow_node *fn = &plan->nodes[n];
+        for (int o = 0; fn->folded && o < fn->num_outputs; o++)
+            tp_value_unref(&plan->pool, fn->folded[o]);
+        free(fn->folded);
+        free(fn->consumers);
+        free(fn->ctx_inputs);
+        free(fn->ctx_outputs);
+    }
+    for (int f = 1; f < plan->num_frames; f++)
+        free((char *)plan->frames[f].name);
+    for (int f = 0; f < plan->num_frames; f++) {
+        free(plan->frames[f].exits);
+        free(plan->frames[f].nodes);
+    }
+    tp_value_pool_free(&plan->pool);
+    free(plan->frames);
+    free(plan->nodes);
+    free(plan->needed);
+    free(plan->order);
+    free(plan->feeds);
+    free(plan->fetches);
+    free(plan);
+}

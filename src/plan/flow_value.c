@@ -1,0 +1,150 @@
+/* flow_value.c - reference-counted values and the buffer pool of the
+ * dynamic executor (see flow_value.h). The pool keeps up to POOL_MAX freed
+ * buffers and hands back the smallest one that fits and is not more than
+ * twice too big, so a loop's per-iteration tensors and a graph's per-run
+ * tensors reuse the same memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/flow_value.h"
+
+#define POOL_MAX 256
+#define ALIGN 64
+
+tp_value tp_dead_value = {.refs = 1};
+
+static void *pool_take(tp_value_pool *pool, size_t *size)
+{
+    int best = -1;
+    for (int i = 0; i < pool->count; i++)
+        if (pool->sizes[i] >= *size && pool->sizes[i] <= 2 * *size + ALIGN &&
+            (best < 0 || pool->sizes[i] < pool->sizes[best]))
+            best = i;
+    if (best >= 0) {
+        void *p = pool->buffers[best];
+        *size = pool->sizes[best];
+        pool->count--;
+        pool->buffers[best] = pool->buffers[pool->count];
+        pool->sizes[best] = pool->sizes[pool->count];
+        return p;
+    }
+    *size = *size ? (*size + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN;
+    return aligned_alloc(ALIGN, *size);
+}
+
+static void pool_give(tp_value_pool *pool, void *p, size_t size)
+{
+    if (pool->count == pool->cap && pool->cap < POOL_MAX) {
+        int cap = pool->cap ? 2 * pool->cap : 16;
+        void **b = realloc(pool->buffers, sizeof *b * (size_t)cap);
+        if (b)
+            pool->buffers = b;
+        size_t *s = b ? realloc(pool->sizes, sizeof *s * (size_t)cap) : NULL;
+        if (s) {
+            pool->sizes = s;
+            pool->cap = cap;
+        }
+    }
+    if (pool->count < pool->cap) {
+        pool->buffers[pool->count] = p;
+        pool->sizes[pool->count++] = size;
+    } else {
+        free(p);
+    }
+}
+
+static tp_value *value_struct(const tfpi_tensor *t, tfpi_status *status)
+{
+    tp_value *v = calloc(1, sizeof *v);
+    if (!v) {
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    v->refs = 1;
+    tp_tensor_set_shape(&v->t, t->dtype, t->ndims, t->dims);
+    return v;
+}
+
+tp_value *tp_value_new(tp_value_pool *pool, const tfpi_tensor *t, tfpi_status *status)
+{
+    tp_value *v = value_struct(t, status);
+    if (!v)
+        return NULL;
+    size_t size = tp_byte_size(&v->t);
+    if (!(v->t.data = pool_take(pool, &size))) {
+        free(v);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory allocating %zu bytes", tp_byte_size(t));
+        return NULL;
+    }
+    v->capacity = size;
+    return v;
+}
+
+tp_value *tp_value_share(tp_value *owner, const tfpi_tensor *view, tfpi_status *status)
+{
+    tp_value *v = value_struct(view, status);
+    if (v) {
+        v->t.data = view->data;
+        v->owner = owner;
+        tp_value_ref(owner);
+    }
+    return v;
+}
+
+tp_value *tp_value_borrow(const tfpi_tensor *t, tfpi_status *status)
+{
+    tp_value *v = value_struct(t, status);
+    if (v)
+        v->t.data = t->data;
+    return v;
+}
+
+tfpi_code tp_value_own_strings(tp_value *v, tfpi_status *status)
+{
+    tfpi_bytes *s = v->t.data;
+    int64_t n = tp_num_elements(&v->t);
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t *copy = malloc(s[i].size ? s[i].size : 1);
+        if (!copy) {
+            for (int64_t j = i; j < n; j++)
+                s[j] = (tfpi_bytes){0, NULL};
+            v->owns_strings = true;
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory copying strings");
+        }
+        if (s[i].size)
+            memcpy(copy, s[i].data, s[i].size);
+        s[i].data = copy;
+    }
+    v->owns_strings = true;
+    return TFPI_OK;
+}
+
+void tp_value_ref(tp_value *v)
+{
+    if (v && v != TP_DEAD)
+        v->refs++;
+}
+
+void tp_value_unref(tp_value_pool *pool, tp_value *v)
+{
+    if (!v || v == TP_DEAD || --v->refs > 0)
+        return;
+    if (v->owns_strings) {
+        tfpi_bytes *s = v->t.data;
+        for (int64_t i = 0, n = tp_num_elements(&v->t); i < n; i++)
+            free((void *)s[i].data);
+    }
+    if (v->capacity)
+        pool_give(pool, v->t.data, v->capacity);
+    tp_value_unref(pool, v->owner);
+    free(v);
+}
+
+void tp_value_pool_free(tp_value_pool *pool)
+{
+    for (int i = 0; i < pool->count; i++)
+        free(pool->buffers[i]);
+    free(pool->buffers);
+    free(pool->sizes);
+    memset(pool, 0, sizeof *pool);
+}

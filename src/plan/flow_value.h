@@ -1,0 +1,48 @@
+/* flow_value.h - tensors as the dynamic executor passes them around: each
+ * value is reference counted (one reference per consumer waiting for it),
+ * may share the bytes of another value (Identity, Reshape, a slice of its
+ * input), and takes its bytes from a pool that keeps freed buffers for the
+ * next iteration or run. TP_DEAD stands for a dead tensor (an untaken
+ * branch): it carries no value and is never freed. */
+#ifndef TFPI_FLOW_VALUE_H
+#define TFPI_FLOW_VALUE_H
+
+#include <stdbool.h>
+
+#include "core/tensor.h"
+
+typedef struct tp_value {
+    int refs;
+    tfpi_tensor t;
+    struct tp_value *owner; /* t.data lies in owner's bytes; NULL: its own or borrowed */
+    size_t capacity;        /* bytes of its own buffer; 0 if borrowed or shared */
+    bool owns_strings;      /* string elements were copied and are freed with it */
+} tp_value;
+
+typedef struct tp_value_pool {
+    void **buffers;
+    size_t *sizes;
+    int count, cap;
+} tp_value_pool;
+
+extern tp_value tp_dead_value;
+#define TP_DEAD (&tp_dead_value)
+
+/* A value with t's dtype and shape and uninitialised bytes (one reference). */
+tp_value *tp_value_new(tp_value_pool *pool, const tfpi_tensor *t, tfpi_status *status);
+/* A value whose bytes are view->data, inside owner's (one reference; owner
+ * gains one until this value is freed). */
+tp_value *tp_value_share(tp_value *owner, const tfpi_tensor *view, tfpi_status *status);
+/* A value over bytes the caller keeps alive (a feed during a run). */
+tp_value *tp_value_borrow(const tfpi_tensor *t, tfpi_status *status);
+/* Gives a string value its own copy of every element (kernels copy string
+ * elements by reference). */
+tfpi_code tp_value_own_strings(tp_value *v, tfpi_status *status);
+
+void tp_value_ref(tp_value *v);
+/* Drops a reference (NULL and TP_DEAD are ignored); the last one frees it. */
+void tp_value_unref(tp_value_pool *pool, tp_value *v);
+
+void tp_value_pool_free(tp_value_pool *pool);
+
+#endif

@@ -1,0 +1,52 @@
+/* object_detector.c - one Object Detection API run (see object_detector.h). */
+#include <stdbool.h>
+#include <string.h>
+
+#include "object_detector.h"
+
+static const char *const fetch_names[] = {"detection_boxes", "detection_scores", "detection_classes",
+                                          "num_detections"};
+
+static bool floats(const tfpi_tensor *t, int64_t at_least)
+{
+    return t && tfpi_tensor_dtype(t) == TFPI_FLOAT && tfpi_tensor_num_elements(t) >= at_least;
+}
+
+int detect_objects(tfpi_session *session, const tfpi_image *image, const label_list *labels, float threshold,
+                   detection *out, int max, tfpi_status *status)
+{
+    int64_t dims[4] = {1, image->height, image->width, 3};
+    tfpi_tensor *input = tfpi_tensor_new(TFPI_UINT8, dims, 4, status), *got[4] = {0};
+    const char *feed = "image_tensor";
+    if (!input)
+        return -1;
+    memcpy(tfpi_tensor_data(input), image->pixels, (size_t)image->width * (size_t)image->height * 3);
+    int count = -1;
+    if (tfpi_session_run(session, &feed, &input, 1, fetch_names, got, 4, status) == TFPI_OK) {
+        int n = floats(got[3], 1) ? (int)*(const float *)tfpi_tensor_const_data(got[3]) : -1;
+        if (n < 0 || !floats(got[0], 4 * (int64_t)n) || !floats(got[1], n) || !floats(got[2], n)) {
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                            "the graph's detection outputs do not have the Object Detection API's shapes");
+        } else {
+            const float *box = tfpi_tensor_const_data(got[0]), *score = tfpi_tensor_const_data(got[1]),
+                        *cls = tfpi_tensor_const_data(got[2]);
+            count = 0;
+            for (int i = 0; i < n && count < max; i++) {
+                if (score[i] < threshold)
+                    continue;
+                detection *d = &out[count++];
+                d->class_id = (int)cls[i];
+                d->label = labels_name(labels, d->class_id);
+                d->score = score[i];
+                d->ymin = box[4 * i] * (float)image->height;
+                d->xmin = box[4 * i + 1] * (float)image->width;
+                d->ymax = box[4 * i + 2] * (float)image->height;
+                d->xmax = box[4 * i + 3] * (float)image->width;
+            }
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        tfpi_tensor_free(got[i]);
+    tfpi_tensor_free(input);
+    return count;
+}
