@@ -14,7 +14,7 @@
 #          qemu-user with that root as its -L prefix, the installed
 #          label_image and camera run, and the C program (cross-compiled with
 #          --sysroot=root and PKG_CONFIG_SYSROOT_DIR=root) runs linked dynamically
-#          and statically.
+#          and statically; detect runs on the shared SSD test graph everywhere.
 # Every result is a line "ok"/"FAIL"; the exit status is the number of FAILs.
 #
 #   sudo tests/check_packages.sh [ROOTS_DIR]    (default: a new temporary folder;
@@ -37,6 +37,11 @@ for t in LINUX PI AARCH64; do
     make -s -j2 deb TARGET=$t >/dev/null || { echo "error: make deb TARGET=$t failed" >&2; exit 1; }
 done
 want=$(gen/linux/bin/label_image)   # what every root must print
+# detect has no default model: every root runs it on the shared SSD test graph.
+SSD=$(realpath ../shared/testdata/detection/ssd_aiy)
+detect_args="--graph=$SSD/frozen_inference_graph.pb --labels=$SSD/labels.txt --threshold=0.075"
+# shellcheck disable=SC2086 # one flag per word
+want_detect=$(gen/linux/bin/detect $detect_args --image=downloads/images/grace_hopper.jpg)
 want_top=$(echo "$want" | head -n 1 | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/')
 echo "roots in $ROOTS; label_image on this machine: $(echo "$want" | head -n 1)"
 
@@ -46,6 +51,15 @@ same_top() {
     local got
     got=$(echo "$1" | head -n 1 | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/; s/^[0-9.]+ ([0-9]+ [0-9.]+)$/\1/')
     echo "$got $want_top" | awk '{ d = $2 - $4; exit !($1 == $3 && d <= 1e-5 && d >= -1e-5) }' && echo yes
+}
+
+# same_detections OUTPUT: the labels of want_detect in order, and every
+# number (score, box corners in pixels) within 1e-3 of this machine's.
+same_detections() {
+    paste -d' ' <(echo "$1") <(echo "$want_detect") | awk -v n="$(echo "$want_detect" | wc -l)" '
+        { half = NF / 2; if ($1 != $(half + 1)) bad = 1
+          for (i = 2; i <= half; i++) { d = $i - $(half + i); if (d > 1e-3 || d < -1e-3) bad = 1 } }
+        END { exit bad || NR != n || n == 0 }' && echo yes
 }
 
 # depends_of DEB...: the package names in the Depends of the debs, tfpi's own left out.
@@ -86,6 +100,10 @@ result "amd64: C program, pkg-config --cflags --libs tfpi (dynamic)" \
 out=$(in_root 'gcc -static tfpi_app.c $(pkg-config --static --cflags --libs tfpi) -o app_static && ./app_static /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
 result "amd64: C program, pkg-config --static --cflags --libs tfpi, gcc -static" \
     "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
+cp -r "$SSD" "$R/tmp/tfpi/ssd"
+out=$(in_root "detect ${detect_args//"$SSD"//tmp/tfpi/ssd} --image=/usr/share/tfpi/images/grace_hopper.jpg")
+result "amd64: detect finds what it finds on this machine" \
+    "$([ -n "$want_detect" ] && [ "$out" = "$want_detect" ] && echo yes)" "$out"
 out=$(in_root "python3 -c 'import tfpi; print(tfpi.version())' && cd / && python3 /tmp/tfpi/label_image.py")
 result "amd64: python3 -c 'import tfpi'; label_image.py prints label_image's output" \
     "$([ "$out" = "$VERSION
@@ -137,6 +155,9 @@ check_foreign() {
         --print_threshold=30 2>/dev/null)
     result "$arch: camera (qemu) announces the installed image's top label" \
         "$([ "$out" = "$(echo "$want" | head -n 1 | sed 's/ ([0-9]*):.*//')" ] && echo yes)" "$out"
+    # shellcheck disable=SC2086 # one flag per word
+    out=$($qemu -L "$R" "$R/usr/bin/detect" $detect_args --image="$R/usr/share/tfpi/images/grace_hopper.jpg" 2>&1)
+    result "$arch: detect (qemu) finds the same objects" "$(same_detections "$out")" "$out"
     local cc=$ma-gcc model=$R/usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb
     local image=$R/usr/share/tfpi/images/grace_hopper.jpg
     export PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$R/usr/lib/$ma/pkgconfig:$R/usr/share/pkgconfig
