@@ -238,16 +238,15 @@ static gb_graph *rnn_unrolled(void)
     rnn_weights(g);
     Tfpi__NodeDef *n = gb_node(g, "Unpack", "steps", "x", NULL);
     gd_attr_set_int(n, "num", STEPS);
-    char x[32], h[32] = "h0", prefix[32];
-    const char *hs[STEPS];
-    static char names[STEPS][32];
+    char x[32], prefix[32];
+    static char hs[STEPS][32];
+    const char *h = "h0";
     for (int t = 0; t < STEPS; t++) {
-        snprintf(x, sizeof x, t ? "steps:%d" : "steps", t);
+        snprintf(x, sizeof x, "steps:%d", t);
         snprintf(prefix, sizeof prefix, "step%d", t);
         rnn_cell(g, prefix, x, h, "W", "b", "axis1");
-        snprintf(names[t], sizeof names[t], "step%d/h", t);
-        snprintf(h, sizeof h, "%s", names[t]);
-        hs[t] = names[t];
+        snprintf(hs[t], sizeof hs[t], "step%d/h", t);
+        h = hs[t];
     }
     gb_node(g, "Pack", "outputs", hs[0], hs[1], hs[2], hs[3], hs[4], NULL);
     return g;
