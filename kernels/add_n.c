@@ -16,8 +16,7 @@ static tfpi_code add_n_prepare(tp_op_ctx *ctx)
                            tfpi_dtype_name(ctx->inputs[i]->dtype), tp_shape_string(ctx->inputs[i], a, sizeof a),
                            tfpi_dtype_name(first->dtype), tp_shape_string(first, b, sizeof b));
     }
-    tp_tensor_set_shape(&ctx->outputs[0], first->dtype, first->ndims, first->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, first->dtype, first->ndims, first->dims);
 }
 
 static void add_float(tp_op_ctx *ctx, int64_t begin, int64_t end)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/kernel.h"
+#include "kernel/array_kernel_util.h"
 #include "graph/tensor_proto.h"
 
 static void free_state(void *state) { free(state); }
@@ -44,8 +44,7 @@ static tfpi_code identity_prepare(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims, in->dims);
 }
 
 /* Used for every aliasing op: the planner pointed output 0 at input 0. */
@@ -75,41 +74,14 @@ static tfpi_code check_numerics_run(tp_op_ctx *ctx)
 
 static tfpi_code reshape_prepare(tp_op_ctx *ctx)
 {
+    int64_t dims[TFPI_MAX_DIMS];
+    int ndims;
     tfpi_code code = tp_expect_inputs(ctx, 2, 2);
     if (code == TFPI_OK)
-        code = tp_expect_known(ctx, 1);
-    if (code != TFPI_OK)
-        return code;
-    const tfpi_tensor *in = ctx->inputs[0], *shape = ctx->inputs[1];
-    int64_t n = tp_num_elements(shape), dims[TFPI_MAX_DIMS], known = 1;
-    int infer = -1;
-    if (shape->ndims > 1 || n > TFPI_MAX_DIMS)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape must be a vector of at most %d values",
-                       TFPI_MAX_DIMS);
-    for (int i = 0; i < n; i++) {
-        dims[i] = tp_get_int(shape, i);
-        if (dims[i] == -1 && infer < 0)
-            infer = i;
-        else if (dims[i] < 0)
-            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has invalid size %lld", (long long)dims[i]);
-        else
-            known *= dims[i];
-    }
-    int64_t total = tp_num_elements(in);
-    if (infer >= 0) {
-        if (known == 0 || total % known != 0)
-            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "cannot reshape %lld elements with a -1 dimension",
-                           (long long)total);
-        dims[infer] = total / known;
-        known *= dims[infer];
-    }
-    if (known != total) {
-        char s[128];
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "cannot reshape %s (%lld elements) to %lld elements",
-                       tp_shape_string(in, s, sizeof s), (long long)total, (long long)known);
-    }
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, (int)n, dims);
-    return TFPI_OK;
+        code = tp_reshape_dims(ctx, 1, dims, &ndims);
+    if (code == TFPI_OK)
+        code = tp_set_output(ctx, 0, ctx->inputs[0]->dtype, ndims, dims);
+    return code;
 }
 
 static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
@@ -136,8 +108,7 @@ static tfpi_code squeeze_prepare(tp_op_ctx *ctx)
     for (int i = 0; i < in->ndims; i++)
         if (!(num_axes > 0 ? drop[i] : in->dims[i] == 1))
             dims[n++] = in->dims[i];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, n, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, n, dims);
 }
 
 static tfpi_code expand_dims_prepare(tp_op_ctx *ctx)
@@ -160,8 +131,7 @@ static tfpi_code expand_dims_prepare(tp_op_ctx *ctx)
     int64_t dims[TFPI_MAX_DIMS];
     for (int i = 0, j = 0; i <= in->ndims; i++)
         dims[i] = i == axis ? 1 : in->dims[j++];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims + 1, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims + 1, dims);
 }
 
 /* Shape is known once the input's shape is: computed here, never run. */
@@ -193,7 +163,7 @@ static tfpi_code shape_prepare(tp_op_ctx *ctx)
 const tp_kernel tp_kernels_array_ops[] = {
     TP_KERNEL("Const", const_prepare, nothing_to_run, free_state, 0),
     TP_KERNEL("Placeholder", placeholder_prepare, nothing_to_run, NULL, 0),
-    TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, 0),
+    TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, TP_OUTPUTS(0)),
     TP_KERNEL("PlaceholderWithDefault", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("Identity", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("StopGradient", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),

@@ -109,8 +109,7 @@ static tfpi_code prepare_common(tp_op_ctx *ctx, const operand_inputs *in, int ch
     s->variance = s->mean + channels + 1;
     s->factor = s->variance + channels + 1;
     s->offset = s->factor + channels + 1;
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, x->ndims, x->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, x->ndims, x->dims);
 }
 
 /* In inference, computes the factors now if the operands are constants. */
@@ -273,9 +272,9 @@ static tfpi_code batch_norm_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_batch_norm[] = {
-    TP_KERNEL("FusedBatchNorm", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, 0),
-    TP_KERNEL("FusedBatchNormV2", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, 0),
-    TP_KERNEL("FusedBatchNormV3", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, 0),
+    TP_KERNEL("FusedBatchNorm", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, TP_OUTPUTS(5)),
+    TP_KERNEL("FusedBatchNormV2", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, TP_OUTPUTS(5)),
+    TP_KERNEL("FusedBatchNormV3", fused_batch_norm_prepare, batch_norm_run, batch_norm_release, TP_OUTPUTS(6)),
     TP_KERNEL("BatchNormWithGlobalNormalization", global_norm_prepare, batch_norm_run, batch_norm_release, 0),
     TP_KERNELS_END,
 };

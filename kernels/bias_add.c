@@ -38,8 +38,7 @@ static tfpi_code bias_add_prepare(tp_op_ctx *ctx)
                        "bias %s must be a vector of the %lld channels (dim %d) of input %s",
                        tp_shape_string(bias, bs, sizeof bs), (long long)value->dims[channels], channels,
                        tp_shape_string(value, vs, sizeof vs));
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, value->ndims, value->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, value->ndims, value->dims);
 }
 
 /* The input as [outer][channels][inner]; work items are rows of `inner`

@@ -24,6 +24,8 @@ static tfpi_code broadcast_to_prepare(tp_op_ctx *ctx)
         code = tp_read_index_values(ctx, 1, "shape", dims, TFPI_MAX_DIMS, &count);
     if (code != TFPI_OK)
         return code;
+    if ((code = tp_set_output(ctx, 0, ctx->inputs[0]->dtype, count, dims)) != TFPI_OK)
+        return code;
     tfpi_tensor target = {.dtype = ctx->inputs[0]->dtype};
     tp_tensor_set_shape(&target, target.dtype, count, dims);
     tfpi_tensor *operands[2] = {ctx->inputs[0], &target};
@@ -38,7 +40,6 @@ static tfpi_code broadcast_to_prepare(tp_op_ctx *ctx)
                        tp_shape_string(ctx->inputs[0], a, sizeof a), tp_shape_string(&target, b, sizeof b));
     }
     ctx->state = bc;
-    tp_tensor_set_shape(&ctx->outputs[0], ctx->inputs[0]->dtype, count, dims);
     return TFPI_OK;
 }
 

@@ -76,8 +76,7 @@ static tfpi_code concat_prepare(tp_op_ctx *ctx)
     memcpy(dims, first->dims, sizeof dims);
     for (int i = v.first + 1; i < v.first + v.count; i++)
         dims[axis] += ctx->inputs[i]->dims[axis];
-    tp_tensor_set_shape(&ctx->outputs[0], first->dtype, first->ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, first->dtype, first->ndims, dims);
 }
 
 static tfpi_code pack_prepare(tp_op_ctx *ctx)
@@ -98,8 +97,7 @@ static tfpi_code pack_prepare(tp_op_ctx *ctx)
     int64_t dims[TFPI_MAX_DIMS];
     for (int d = 0, k = 0; d <= first->ndims; d++)
         dims[d] = d == axis ? v.count : first->dims[k++];
-    tp_tensor_set_shape(&ctx->outputs[0], first->dtype, first->ndims + 1, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, first->dtype, first->ndims + 1, dims);
 }
 
 /* The output axis again (prepare checked it): the dim of output 0 where

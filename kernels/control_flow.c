@@ -69,10 +69,10 @@ static tfpi_code route_only(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_control_flow[] = {
-    TP_KERNEL("Switch", switch_prepare, route_only, NULL, TP_CONTROL_FLOW),
-    TP_KERNEL("RefSwitch", switch_prepare, route_only, NULL, TP_CONTROL_FLOW),
-    TP_KERNEL("Merge", merge_prepare, route_only, NULL, TP_CONTROL_FLOW),
-    TP_KERNEL("RefMerge", merge_prepare, route_only, NULL, TP_CONTROL_FLOW),
+    TP_KERNEL("Switch", switch_prepare, route_only, NULL, TP_CONTROL_FLOW | TP_OUTPUTS(2)),
+    TP_KERNEL("RefSwitch", switch_prepare, route_only, NULL, TP_CONTROL_FLOW | TP_OUTPUTS(2)),
+    TP_KERNEL("Merge", merge_prepare, route_only, NULL, TP_CONTROL_FLOW | TP_OUTPUTS(2)),
+    TP_KERNEL("RefMerge", merge_prepare, route_only, NULL, TP_CONTROL_FLOW | TP_OUTPUTS(2)),
     TP_KERNEL("Enter", forward_prepare, route_only, NULL, TP_CONTROL_FLOW),
     TP_KERNEL("RefEnter", forward_prepare, route_only, NULL, TP_CONTROL_FLOW),
     TP_KERNEL("Exit", forward_prepare, route_only, NULL, TP_CONTROL_FLOW),

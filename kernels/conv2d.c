@@ -1,8 +1,9 @@
 /* conv2d.c - the Conv2D kernel: float NHWC input, HWIO filter, strides,
  * dilations, SAME/VALID/EXPLICIT padding. prepare resolves the geometry
- * (src/compute/window_geometry.c); run is one GEMM over the input in place
- * (src/compute/conv_gemm.c) that applies any scale, bias and activation fused into
- * the node as it stores the outputs. The plain C reference, which the tests
+ * (src/compute/window_geometry.c). run is Winograd F(4x4, 3x3)
+ * (src/compute/winograd.c) where its rule says that pays, else one GEMM
+ * over the input in place (src/compute/conv_gemm.c); both apply any scale,
+ * bias and activation fused into the node as they store the outputs. The plain C reference, which the tests
  * compare it with, is tp_conv2d_ref in src/compute/window_ref.c. */
 #include "kernel/kernel.h"
 
@@ -10,6 +11,7 @@
 
 #include "compute/conv_gemm.h"
 #include "compute/window_kernel.h"
+#include "compute/winograd.h"
 
 static tfpi_code conv2d_prepare(tp_op_ctx *ctx)
 {
@@ -28,10 +30,12 @@ static tfpi_code conv2d_run(tp_op_ctx *ctx)
 {
     const tp_window_state *state = ctx->state;
     const tp_gemm_epilogue epilogue = tp_epilogue_view(&state->epilogue);
-    if (!tp_conv2d_gemm(&state->params, ctx->inputs[0]->data, ctx->inputs[1]->data, state->zeros,
-                        ctx->outputs[0].data, &epilogue, ctx->pool))
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    return TFPI_OK;
+    const float *input = ctx->inputs[0]->data, *filter = ctx->inputs[1]->data;
+    float *output = ctx->outputs[0].data;
+    const bool done = tp_winograd_applies(&state->params)
+                          ? tp_winograd_conv(&state->params, input, filter, output, &epilogue, ctx->pool)
+                          : tp_conv2d_gemm(&state->params, input, filter, state->zeros, output, &epilogue, ctx->pool);
+    return done ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
 }
 
 const tp_kernel tp_kernels_conv2d[] = {

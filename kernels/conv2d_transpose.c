@@ -83,8 +83,7 @@ static tfpi_code conv2d_transpose_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
     *state = p;
     ctx->state = state;
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, 4, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, 4, dims);
 }
 
 typedef struct transpose_job {

@@ -113,6 +113,6 @@ static tfpi_code ctc_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_ctc_greedy_decoder[] = {
-    TP_KERNEL("CTCGreedyDecoder", ctc_prepare, ctc_run, free_decoded, TP_DYNAMIC),
+    TP_KERNEL("CTCGreedyDecoder", ctc_prepare, ctc_run, free_decoded, TP_DYNAMIC | TP_OUTPUTS(4)),
     TP_KERNELS_END,
 };

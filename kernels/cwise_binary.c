@@ -253,8 +253,7 @@ static tfpi_code binary_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "incompatible shapes for broadcasting: %s and %s",
                        tp_shape_string(a, sa, sizeof sa), tp_shape_string(b, sb, sizeof sb));
     }
-    tp_tensor_set_shape(&ctx->outputs[0], kernel->out_dtype, ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, kernel->out_dtype, ndims, dims);
 }
 
 /* TF rejects these integer operands at run time; so do we, before any loop

@@ -239,8 +239,7 @@ static tfpi_code unary_prepare_state(tp_op_ctx *ctx, tfpi_dtype out_dtype, unary
     *state = init;
     ctx->state = state;
     const tfpi_tensor *in = ctx->inputs[0];
-    tp_tensor_set_shape(&ctx->outputs[0], out_dtype, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, out_dtype, in->ndims, in->dims);
 }
 
 static tfpi_code unary_prepare(tp_op_ctx *ctx)

@@ -241,10 +241,9 @@ static tfpi_code decode_wav_prepare(tp_op_ctx *ctx)
     if (dims[1] != 0 && dims[0] > MAX_OUTPUT_SAMPLES / dims[1])
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output of %lld samples x %lld channels is too large",
                        (long long)dims[0], (long long)dims[1]);
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, 2, dims);
-    if (ctx->num_outputs > 1)
-        tp_tensor_set_shape(&ctx->outputs[1], TFPI_INT32, 0, NULL);
-    return TFPI_OK;
+    if ((code = tp_set_output(ctx, 0, TFPI_FLOAT, 2, dims)) != TFPI_OK || ctx->num_outputs < 2)
+        return code;
+    return tp_set_output(ctx, 1, TFPI_INT32, 0, NULL);
 }
 
 static tfpi_code decode_wav_run(tp_op_ctx *ctx)
@@ -270,6 +269,6 @@ static tfpi_code decode_wav_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_decode_wav[] = {
-    TP_KERNEL("DecodeWav", decode_wav_prepare, decode_wav_run, NULL, 0),
+    TP_KERNEL("DecodeWav", decode_wav_prepare, decode_wav_run, NULL, TP_OUTPUTS(2)),
     TP_KERNELS_END,
 };

@@ -2,6 +2,7 @@
  * block x block spatial tiles into channels and back, any element type. */
 #include <string.h>
 
+#include "core/checked_math.h"
 #include "kernel/kernel.h"
 
 static bool is_depth_to_space(const tp_op_ctx *ctx) { return ctx->def->op[0] == 'D'; }
@@ -16,21 +17,22 @@ static tfpi_code depth_space_prepare(tp_op_ctx *ctx)
     char format[16];
     if (strcmp(tp_attr_string(ctx->def, "data_format", format, sizeof format, "NHWC"), "NHWC") != 0)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "only data_format NHWC is supported");
-    if (in->ndims != 4 || b < 2)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "needs a rank-4 input and block_size >= 2");
+    int64_t b2;
+    if (in->ndims != 4 || b < 2 || !tp_checked_mul(b, b, &b2))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "needs a rank-4 input and block_size >= 2 (has %lld)",
+                       (long long)b);
     int64_t dims[4] = {in->dims[0], 0, 0, 0};
     if (is_depth_to_space(ctx)) {
-        if (in->dims[3] % (b * b))
+        if (in->dims[3] % b2)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "depth %lld is not divisible by block_size^2",
                            (long long)in->dims[3]);
-        dims[1] = in->dims[1] * b, dims[2] = in->dims[2] * b, dims[3] = in->dims[3] / (b * b);
+        dims[1] = tp_sat_mul(in->dims[1], b), dims[2] = tp_sat_mul(in->dims[2], b), dims[3] = in->dims[3] / b2;
     } else {
         if (in->dims[1] % b || in->dims[2] % b)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "height and width must be divisible by block_size");
-        dims[1] = in->dims[1] / b, dims[2] = in->dims[2] / b, dims[3] = in->dims[3] * b * b;
+        dims[1] = in->dims[1] / b, dims[2] = in->dims[2] / b, dims[3] = tp_sat_mul(in->dims[3], b2);
     }
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, 4, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, 4, dims);
 }
 
 /* Walks the spatial (large) tensor: each pixel's channel run maps to a

@@ -38,8 +38,7 @@ static tfpi_code fake_quant_prepare(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, in->ndims, in->dims);
 }
 
 static tfpi_code fake_quant_run(tp_op_ctx *ctx)

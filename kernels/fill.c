@@ -29,8 +29,7 @@ static tfpi_code fill_prepare(tp_op_ctx *ctx)
     for (int d = 0; d < ndims; d++)
         if (dims[d] < 0)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "dims[%d] = %lld is negative", d, (long long)dims[d]);
-    tp_tensor_set_shape(&ctx->outputs[0], ctx->inputs[1]->dtype, ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, ctx->inputs[1]->dtype, ndims, dims);
 }
 
 static tfpi_code fill_run(tp_op_ctx *ctx)
@@ -115,9 +114,7 @@ static tfpi_code range_prepare(tp_op_ctx *ctx)
     int64_t length = 0;
     if (code == TFPI_OK)
         code = range_length(ctx, &args, &length);
-    if (code == TFPI_OK)
-        tp_tensor_set_shape(&ctx->outputs[0], type, 1, &length);
-    return code;
+    return code == TFPI_OK ? tp_set_output(ctx, 0, type, 1, &length) : code;
 }
 
 /* The values accumulate (value += delta), as in TF's kernel. */
@@ -165,8 +162,7 @@ static tfpi_code like_prepare(tp_op_ctx *ctx)
     const tfpi_tensor *in = ctx->inputs[0];
     if (strcmp(ctx->def->op, "OnesLike") == 0 && in->dtype == TFPI_STRING)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "has no 1 of type %s", tfpi_dtype_name(in->dtype));
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims, in->dims);
 }
 
 static tfpi_code zeros_like_run(tp_op_ctx *ctx)

@@ -47,8 +47,7 @@ static tfpi_code gather_prepare(tp_op_ctx *ctx)
         dims[n++] = indices->dims[d];
     for (int d = axis + 1; d < params->ndims; d++)
         dims[n++] = params->dims[d];
-    tp_tensor_set_shape(&ctx->outputs[0], params->dtype, ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, params->dtype, ndims, dims);
 }
 
 static tfpi_code gather_run(tp_op_ctx *ctx)
@@ -112,8 +111,7 @@ static tfpi_code one_hot_prepare(tp_op_ctx *ctx)
     int at = one_hot_axis(ctx);
     for (int d = 0, k = 0; d <= indices->ndims; d++)
         dims[d] = d == at ? depth : indices->dims[k++];
-    tp_tensor_set_shape(&ctx->outputs[0], on->dtype, indices->ndims + 1, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, on->dtype, indices->ndims + 1, dims);
 }
 
 /* Output [outer][depth][suffix] with indices [outer][suffix]. */

@@ -43,8 +43,7 @@ static tfpi_code lrn_prepare(tp_op_ctx *ctx)
                        (long long)p->radius);
     if (p->radius > p->channels)
         p->radius = p->channels; /* a wider window sees no more channels */
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, 4, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, 4, in->dims);
 }
 
 typedef struct lrn_job {

@@ -96,8 +96,7 @@ static tfpi_code set_output_shape(tp_op_ctx *ctx, batch_rule rule, const tp_matm
     }
     dims[batch_rank] = params->m;
     dims[batch_rank + 1] = params->n;
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, batch_rank + 2, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, batch_rank + 2, dims);
 }
 
 static tfpi_code prepare_matmul(tp_op_ctx *ctx, batch_rule rule, const char *transpose_a_attr,
@@ -203,7 +202,7 @@ static bool matmul_gemm(const matmul_state *s, const float *a, const float *b, f
     for (int64_t batch = 0; ok && batch < s->batches; batch++) {
         const tp_gemm_matrix rows = {a + s->a_offsets[batch], p->k};
         const tp_gemm g = {p->m, p->n, 1, p->k, tp_gemm_matrix_rows, &rows, b + s->b_offsets[batch], p->n,
-                           c + batch * p->m * p->n, p->n, tp_epilogue_view(&s->epilogue)};
+                           c + batch * p->m * p->n, p->n, tp_epilogue_view(&s->epilogue), false};
         ok = tp_gemm_run(&g, pool);
     }
     return ok;

@@ -180,8 +180,7 @@ static tfpi_code mfcc_prepare(tp_op_ctx *ctx)
         (code = build_filterbank(ctx, s, *(const int32_t *)ctx->inputs[1]->data)) != TFPI_OK)
         return code;
     const int64_t dims[3] = {spectrogram->dims[0], spectrogram->dims[1], s->coefficients};
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, 3, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, 3, dims);
 }
 
 /* One frame: bins power values to coefficients values. */

@@ -205,7 +205,7 @@ const tp_kernel tp_kernels_non_max_suppression[] = {
     TP_KERNEL("NonMaxSuppression", nms_v1_prepare, nms_run, free_selection, TP_DYNAMIC),
     TP_KERNEL("NonMaxSuppressionV2", nms_v2_prepare, nms_run, free_selection, TP_DYNAMIC),
     TP_KERNEL("NonMaxSuppressionV3", nms_v3_prepare, nms_run, free_selection, TP_DYNAMIC),
-    TP_KERNEL("NonMaxSuppressionV4", nms_v4_prepare, nms_run, free_selection, TP_DYNAMIC),
-    TP_KERNEL("NonMaxSuppressionV5", nms_v5_prepare, nms_run, free_selection, TP_DYNAMIC),
+    TP_KERNEL("NonMaxSuppressionV4", nms_v4_prepare, nms_run, free_selection, TP_DYNAMIC | TP_OUTPUTS(2)),
+    TP_KERNEL("NonMaxSuppressionV5", nms_v5_prepare, nms_run, free_selection, TP_DYNAMIC | TP_OUTPUTS(3)),
     TP_KERNELS_END,
 };

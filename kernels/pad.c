@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked_math.h"
 #include "kernel/array_kernel_util.h"
 
 enum { OUTSIDE = -1 };
@@ -91,10 +92,12 @@ static tfpi_code pad_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "constant_values must be one %s value",
                        tfpi_dtype_name(in->dtype));
     int64_t out_dims[TFPI_MAX_DIMS], total = 1;
-    for (int d = 0; d < in->ndims; d++) {
-        out_dims[d] = in->dims[d] + paddings[2 * d] + paddings[2 * d + 1];
+    for (int d = 0; d < in->ndims; d++)
+        out_dims[d] = tp_sat_add(tp_sat_add(in->dims[d], paddings[2 * d]), paddings[2 * d + 1]);
+    if ((code = tp_set_output(ctx, 0, in->dtype, in->ndims, out_dims)) != TFPI_OK)
+        return code;
+    for (int d = 0; d < in->ndims; d++)
         total += out_dims[d];
-    }
     pad_state *s = calloc(1, sizeof *s + (size_t)total * sizeof s->indices[0]);
     if (!(ctx->state = s))
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
@@ -108,7 +111,6 @@ static tfpi_code pad_prepare(tp_op_ctx *ctx)
         for (int64_t i = 0; i < s->out_dims[d]; i++)
             *next++ = source_index(i, s->before[d], s->in_dims[d], mode);
     }
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, out_dims);
     return TFPI_OK;
 }
 

@@ -58,8 +58,7 @@ static tfpi_code random_uniform_prepare(tp_op_ctx *ctx)
         uint64_t mixed = seed;
         *state = splitmix64_next(&mixed) ^ seed2;
     }
-    tp_tensor_set_shape(&ctx->outputs[0], type, ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, type, ndims, dims);
 }
 
 static tfpi_code random_uniform_run(tp_op_ctx *ctx)

@@ -188,8 +188,7 @@ static tfpi_code reduce_prepare(tp_op_ctx *ctx)
     for (int d = 0; d < in->ndims; d++)
         if (!reduced[d] || keep_dims)
             dims[ndims++] = reduced[d] ? 1 : in->dims[d];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, ndims, dims);
 }
 
 /* ---- running the passes ------------------------------------------------------ */
@@ -390,8 +389,7 @@ static tfpi_code arg_prepare(tp_op_ctx *ctx)
         if (d != a)
             dims[ndims++] = in->dims[d];
     }
-    tp_tensor_set_shape(&ctx->outputs[0], out_dtype, ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, out_dtype, ndims, dims);
 }
 
 static tfpi_code arg_run(tp_op_ctx *ctx)

@@ -35,8 +35,7 @@ static tfpi_code resize_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "half_pixel_centers and align_corners cannot both be true");
     const int64_t dims[4] = {in->dims[0], size[0], size[1], in->dims[3]};
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, 4, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, 4, dims);
 }
 
 static tfpi_code resize_run(tp_op_ctx *ctx)

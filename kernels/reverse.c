@@ -32,8 +32,7 @@ static tfpi_code reverse_prepare(tp_op_ctx *ctx)
         return code;
     }
     ctx->state = st;
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims, in->dims);
 }
 
 static tfpi_code reverse_run(tp_op_ctx *ctx)

@@ -64,8 +64,7 @@ static tfpi_code select_prepare(tp_op_ctx *ctx)
     if (!tp_broadcast_init(&state->bc, 3, operands, &ndims, dims))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "incompatible shapes for broadcasting: %s, %s and %s", sc,
                        st, se);
-    tp_tensor_set_shape(&ctx->outputs[0], then->dtype, ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, then->dtype, ndims, dims);
 }
 
 typedef struct select_job {

@@ -49,8 +49,7 @@ static tfpi_code slice_prepare(tp_op_ctx *ctx)
         view->step[d] = strides[d];
         view->offset += begin[d] * strides[d];
     }
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, view->count);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims, view->count);
 }
 
 /* ---- StridedSlice ---------------------------------------------------------- */
@@ -212,14 +211,14 @@ static tfpi_code strided_slice_prepare(tp_op_ctx *ctx)
         if ((code = slice_dense_dim(ctx, &dense, i, in->dims[i], &begin[i], &count[i])) != TFPI_OK)
             return code;
         view->count[i] = count[i];
-        view->step[i] = strides[i] * dense.strides[i];
+        /* A huge stride takes at most one element, whose step is never used. */
+        view->step[i] = count[i] > 1 ? strides[i] * dense.strides[i] : 0;
         view->offset += begin[i] * strides[i];
     }
     int64_t out_dims[TFPI_MAX_DIMS];
     for (int k = 0; k < dense.num_output_dims; k++)
         out_dims[k] = dense.output_dims[k] == NEW_AXIS ? 1 : count[dense.output_dims[k]];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, dense.num_output_dims, out_dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, dense.num_output_dims, out_dims);
 }
 
 const tp_kernel tp_kernels_slice[] = {

@@ -15,8 +15,7 @@ static tfpi_code softmax_prepare(tp_op_ctx *ctx)
     const tfpi_tensor *in = ctx->inputs[0];
     if (in->ndims < 1)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input must have rank >= 1, got a scalar");
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, in->ndims, in->dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, in->ndims, in->dims);
 }
 
 typedef struct softmax_job {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked_math.h"
 #include "kernel/array_kernel_util.h"
 
 enum { OUTSIDE = -1 };
@@ -49,6 +50,9 @@ static tfpi_code read_arguments(tp_op_ctx *ctx, space_batch_state *s, int64_t *e
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s[%d] must not be negative", edge_name, i);
         s->before[i] = edges[2 * i];
     }
+    int64_t blocks;
+    if (!tp_checked_product(s->block, m, &blocks))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the product of block_shape overflows");
     s->m = m;
     return TFPI_OK;
 }
@@ -58,13 +62,13 @@ static tfpi_code space_to_batch_dims(tp_op_ctx *ctx, space_batch_state *s, const
 {
     s->out_dims[0] = s->in_dims[0];
     for (int i = 0; i < s->m; i++) {
-        int64_t padded = s->in_dims[i + 1] + paddings[2 * i] + paddings[2 * i + 1];
+        int64_t padded = tp_sat_add(tp_sat_add(s->in_dims[i + 1], paddings[2 * i]), paddings[2 * i + 1]);
         if (padded % s->block[i] != 0)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                            "padded spatial dim %d (size %lld) is not a multiple of block_shape[%d] = %lld",
                            i + 1, (long long)padded, i, (long long)s->block[i]);
         s->out_dims[i + 1] = padded / s->block[i];
-        s->out_dims[0] *= s->block[i];
+        s->out_dims[0] = tp_sat_mul(s->out_dims[0], s->block[i]);
     }
     return TFPI_OK;
 }
@@ -74,8 +78,8 @@ static tfpi_code batch_to_space_dims(tp_op_ctx *ctx, space_batch_state *s, const
 {
     int64_t blocks = 1;
     for (int i = 0; i < s->m; i++) {
-        int64_t full = s->in_dims[i + 1] * s->block[i];
-        if (crops[2 * i] + crops[2 * i + 1] > full)
+        int64_t full = tp_sat_mul(s->in_dims[i + 1], s->block[i]);
+        if (tp_sat_add(crops[2 * i], crops[2 * i + 1]) > full)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "crops of spatial dim %d exceed its size %lld", i + 1,
                            (long long)full);
         s->out_dims[i + 1] = full - crops[2 * i] - crops[2 * i + 1];
@@ -111,8 +115,7 @@ static tfpi_code space_batch_prepare(tp_op_ctx *ctx)
     s->row_bytes = tfpi_dtype_size(in->dtype);
     for (int d = s->m + 1; d < in->ndims; d++)
         s->row_bytes *= (size_t)in->dims[d];
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, in->ndims, dims);
 }
 
 /* The input row (over batch and spatial dims) output row `at` reads. */

@@ -75,8 +75,7 @@ static tfpi_code spectrogram_prepare(tp_op_ctx *ctx)
     const int64_t samples = in->dims[0];
     const int64_t frames = samples < window_size ? 0 : 1 + (samples - window_size) / stride;
     const int64_t dims[3] = {in->dims[1], frames, s->fft_length / 2 + 1};
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_FLOAT, 3, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, TFPI_FLOAT, 3, dims);
 }
 
 /* One frame of one channel: `samples` points at its first sample, and

@@ -483,13 +483,13 @@ static tfpi_code close_run(tp_op_ctx *ctx)
 
 #define TA_FLAGS (TP_DYNAMIC | TP_STATEFUL)
 const tp_kernel tp_kernels_tensor_array[] = {
-    TP_KERNEL("TensorArrayV3", create_prepare, create_run, NULL, TA_FLAGS),
+    TP_KERNEL("TensorArrayV3", create_prepare, create_run, NULL, TA_FLAGS | TP_OUTPUTS(2)),
     TP_KERNEL("TensorArrayWriteV3", write_prepare, write_run, NULL, TA_FLAGS),
     TP_KERNEL("TensorArrayReadV3", read_prepare, read_run, NULL, TA_FLAGS),
     TP_KERNEL("TensorArrayScatterV3", scatter_prepare, scatter_run, NULL, TA_FLAGS),
     TP_KERNEL("TensorArraySplitV3", split_prepare, split_run, NULL, TA_FLAGS),
     TP_KERNEL("TensorArrayGatherV3", gather_prepare, gather_run, NULL, TA_FLAGS),
-    TP_KERNEL("TensorArrayConcatV3", concat_prepare, concat_run, NULL, TA_FLAGS),
+    TP_KERNEL("TensorArrayConcatV3", concat_prepare, concat_run, NULL, TA_FLAGS | TP_OUTPUTS(2)),
     TP_KERNEL("TensorArraySizeV3", size_prepare, size_run, NULL, TA_FLAGS),
     TP_KERNEL("TensorArrayCloseV3", close_prepare, close_run, NULL, TA_FLAGS),
     TP_KERNELS_END,

@@ -4,6 +4,7 @@
  * strided view of the input (strided_copy.c). */
 #include <stdlib.h>
 
+#include "core/checked_math.h"
 #include "kernel/array_kernel_util.h"
 #include "compute/strided_copy.h"
 
@@ -33,10 +34,9 @@ static tfpi_code tile_prepare(tp_op_ctx *ctx)
         view->step[2 * d] = 0;
         view->count[2 * d + 1] = in->dims[d];
         view->step[2 * d + 1] = strides[d];
-        out_dims[d] = multiples[d] * in->dims[d];
+        out_dims[d] = tp_sat_mul(multiples[d], in->dims[d]);
     }
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, count, out_dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, count, out_dims);
 }
 
 const tp_kernel tp_kernels_tile[] = {

@@ -72,10 +72,10 @@ static tfpi_code top_k_prepare(tp_op_ctx *ctx)
     int64_t dims[TFPI_MAX_DIMS];
     memcpy(dims, in->dims, sizeof dims);
     dims[in->ndims - 1] = k;
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, in->ndims, dims);
-    if (ctx->num_outputs > 1)
-        tp_tensor_set_shape(&ctx->outputs[1], TFPI_INT32, in->ndims, dims);
-    return TFPI_OK;
+    code = tp_set_output(ctx, 0, in->dtype, in->ndims, dims);
+    if (code != TFPI_OK || ctx->num_outputs < 2)
+        return code;
+    return tp_set_output(ctx, 1, TFPI_INT32, in->ndims, dims);
 }
 
 static uint64_t double_key(double v)
@@ -184,6 +184,6 @@ static tfpi_code top_k_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_top_k[] = {
-    TP_KERNEL("TopKV2", top_k_prepare, top_k_run, free_top_k_state, 0),
+    TP_KERNEL("TopKV2", top_k_prepare, top_k_run, free_top_k_state, TP_OUTPUTS(2)),
     TP_KERNELS_END,
 };

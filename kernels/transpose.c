@@ -36,8 +36,7 @@ static tfpi_code transpose_prepare(tp_op_ctx *ctx)
         view->count[i] = in->dims[perm[i]];
         view->step[i] = strides[perm[i]];
     }
-    tp_tensor_set_shape(&ctx->outputs[0], in->dtype, count, view->count);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, in->dtype, count, view->count);
 }
 
 const tp_kernel tp_kernels_transpose[] = {

@@ -44,6 +44,8 @@ typedef enum tfpi_dtype {
     TFPI_QINT8 = 11,
     TFPI_QUINT8 = 12,
     TFPI_QINT32 = 13,
+    TFPI_QINT16 = 15,
+    TFPI_QUINT16 = 16,
     TFPI_UINT16 = 17,
     TFPI_HALF = 19,
     TFPI_RESOURCE = 20, /* a TensorArray handle (graphs with loops) */

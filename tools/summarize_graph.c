@@ -117,6 +117,24 @@ static void print_op_types(const Tfpi__GraphDef *graph)
     free(counts);
 }
 
+/* For an eight-bit graph: how many nodes compute on 8-bit codes, and how
+ * many convert between float and codes (each a pass over a tensor). */
+static void print_eight_bit(const Tfpi__GraphDef *graph)
+{
+    int quantized = 0, conversions = 0, frozen = 0, dynamic = 0;
+    for (size_t i = 0; i < graph->n_node; i++) {
+        const char *op = graph->node[i]->op;
+        quantized += !strncmp(op, "Quantized", 9) || !strcmp(op, "Requantize");
+        conversions += !strcmp(op, "QuantizeV2") || !strcmp(op, "Dequantize");
+        dynamic += !strcmp(op, "RequantizationRange");
+        frozen += strstr(graph->node[i]->name, "/frozen_min") != NULL;
+    }
+    if (quantized > 0)
+        printf("Eight-bit: %d quantized ops, %d QuantizeV2/Dequantize conversions, %d ranges measured per run "
+               "(RequantizationRange), %d frozen\n",
+               quantized, conversions, dynamic, frozen);
+}
+
 static void print_parameters_and_devices(const Tfpi__GraphDef *graph)
 {
     int64_t constants = 0, variables = 0;
@@ -266,6 +284,7 @@ static int summarize(const Tfpi__GraphDef *graph, const char *path, const char *
                    i + 1 == outputs.count ? "\n" : "");
         print_parameters_and_devices(graph);
         print_op_types(graph);
+        print_eight_bit(graph);
         for (int i = 0; i < variables.count; i++) /* benchmark_model feeds both */
             push(&inputs, variables.nodes[i]);
         print_benchmark_usage(argv0, path, &inputs, &outputs);

@@ -21,6 +21,7 @@ static inline tp_vec tp_vec_broadcast(const float *p) { return _mm512_set1_ps(*p
 static inline tp_vec tp_vec_load(const float *p) { return _mm512_loadu_ps(p); }
 static inline void tp_vec_store(float *p, tp_vec v) { _mm512_storeu_ps(p, v); }
 static inline tp_vec tp_vec_add(tp_vec a, tp_vec b) { return _mm512_add_ps(a, b); }
+static inline tp_vec tp_vec_sub(tp_vec a, tp_vec b) { return _mm512_sub_ps(a, b); }
 static inline tp_vec tp_vec_mul(tp_vec a, tp_vec b) { return _mm512_mul_ps(a, b); }
 static inline tp_vec tp_vec_fma(tp_vec acc, tp_vec a, tp_vec b) { return _mm512_fmadd_ps(a, b, acc); }
 static inline tp_vec tp_vec_max(tp_vec a, tp_vec b) { return _mm512_max_ps(a, b); }
@@ -46,6 +47,7 @@ static inline tp_vec tp_vec_broadcast(const float *p) { return _mm256_broadcast_
 static inline tp_vec tp_vec_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline void tp_vec_store(float *p, tp_vec v) { _mm256_storeu_ps(p, v); }
 static inline tp_vec tp_vec_add(tp_vec a, tp_vec b) { return _mm256_add_ps(a, b); }
+static inline tp_vec tp_vec_sub(tp_vec a, tp_vec b) { return _mm256_sub_ps(a, b); }
 static inline tp_vec tp_vec_mul(tp_vec a, tp_vec b) { return _mm256_mul_ps(a, b); }
 static inline tp_vec tp_vec_fma(tp_vec acc, tp_vec a, tp_vec b) { return _mm256_fmadd_ps(a, b, acc); }
 static inline tp_vec tp_vec_max(tp_vec a, tp_vec b) { return _mm256_max_ps(a, b); }
@@ -68,6 +70,7 @@ static inline tp_vec tp_vec_broadcast(const float *p) { return vld1q_dup_f32(p);
 static inline tp_vec tp_vec_load(const float *p) { return vld1q_f32(p); }
 static inline void tp_vec_store(float *p, tp_vec v) { vst1q_f32(p, v); }
 static inline tp_vec tp_vec_add(tp_vec a, tp_vec b) { return vaddq_f32(a, b); }
+static inline tp_vec tp_vec_sub(tp_vec a, tp_vec b) { return vsubq_f32(a, b); }
 static inline tp_vec tp_vec_mul(tp_vec a, tp_vec b) { return vmulq_f32(a, b); }
 #if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
 static inline tp_vec tp_vec_fma(tp_vec acc, tp_vec a, tp_vec b) { return vfmaq_f32(acc, a, b); }
@@ -88,6 +91,7 @@ static inline tp_vec tp_vec_broadcast(const float *p) { return *p; }
 static inline tp_vec tp_vec_load(const float *p) { return *p; }
 static inline void tp_vec_store(float *p, tp_vec v) { *p = v; }
 static inline tp_vec tp_vec_add(tp_vec a, tp_vec b) { return a + b; }
+static inline tp_vec tp_vec_sub(tp_vec a, tp_vec b) { return a - b; }
 static inline tp_vec tp_vec_mul(tp_vec a, tp_vec b) { return a * b; }
 static inline tp_vec tp_vec_fma(tp_vec acc, tp_vec a, tp_vec b) { return acc + a * b; }
 static inline tp_vec tp_vec_max(tp_vec a, tp_vec b) { return a > b ? a : b; }

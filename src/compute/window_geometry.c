@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "core/checked_math.h"
+
 typedef enum padding_kind { PADDING_VALID, PADDING_SAME, PADDING_EXPLICIT } padding_kind;
 
 typedef struct window_attrs {
@@ -115,29 +117,36 @@ static tfpi_code read_padding(tp_op_ctx *ctx, bool explicit_allowed, window_attr
 }
 
 /* TensorFlow's output size along one dimension and the padding before the
- * first input element; false if the output size would be negative. */
+ * first input element; false if the output size would be negative or the
+ * geometry does not fit in int64 (strides and dilations are positive). */
 static bool window_output_size(const window_attrs *a, int64_t in, int64_t window, int64_t stride,
                                int64_t dilation, const int64_t explicit_pads[2], int64_t *out,
                                int64_t *pad_before)
 {
-    const int64_t span = (window - 1) * dilation + 1;
+    int64_t span, padded = in, needed;
+    if (!tp_checked_mul(window - 1, dilation, &span) || !tp_checked_add(span, 1, &span))
+        return false;
+    *pad_before = a->padding == PADDING_EXPLICIT ? explicit_pads[0] : 0;
+    if (a->padding == PADDING_EXPLICIT &&
+        (!tp_checked_add(in, explicit_pads[0], &padded) || !tp_checked_add(padded, explicit_pads[1], &padded)))
+        return false;
     switch (a->padding) {
-    case PADDING_VALID:
-        *out = (in - span + stride) / stride;
-        *pad_before = 0;
-        break;
-    case PADDING_SAME: {
-        *out = (in + stride - 1) / stride;
-        const int64_t needed = (*out - 1) * stride + span - in;
-        *pad_before = needed > 0 ? needed / 2 : 0;
-        break;
-    }
     case PADDING_EXPLICIT:
-        *out = (in + explicit_pads[0] + explicit_pads[1] - span + stride) / stride;
-        *pad_before = explicit_pads[0];
-        break;
+    case PADDING_VALID: {
+        /* TensorFlow: (padded - span + stride) / stride, accepted unless negative */
+        int64_t d = padded - span;
+        *out = d >= 0 ? d / stride + 1 : 0;
+        return d >= 0 || -d - stride < stride;
     }
-    return *out >= 0;
+    case PADDING_SAME:
+        *out = in / stride + (in % stride != 0);
+        if (!tp_checked_mul(*out > 0 ? *out - 1 : 0, stride, &needed) || !tp_checked_add(needed, span, &needed))
+            return false;
+        needed -= in;
+        *pad_before = needed > 0 ? needed / 2 : 0;
+        return true;
+    }
+    return false;
 }
 
 static tfpi_code window_geometry(tp_op_ctx *ctx, const window_attrs *a, const int64_t *in_dims,
@@ -155,7 +164,7 @@ static tfpi_code window_geometry(tp_op_ctx *ctx, const window_attrs *a, const in
         !window_output_size(a, p->in_w, window_w, a->stride_w, a->dilation_w, a->explicit_pads + 2,
                             &p->out_w, &p->pad_left))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
-                       "computed output size would be negative: input %lldx%lld, window %lldx%lld, "
+                       "computed output size would be negative (or overflow): input %lldx%lld, window %lldx%lld, "
                        "strides %lldx%lld, dilations %lldx%lld, padding %s",
                        (long long)p->in_h, (long long)p->in_w, (long long)window_h, (long long)window_w,
                        (long long)a->stride_h, (long long)a->stride_w, (long long)a->dilation_h,
@@ -165,12 +174,19 @@ static tfpi_code window_geometry(tp_op_ctx *ctx, const window_attrs *a, const in
 
 tfpi_code tp_conv_window_params(tp_op_ctx *ctx, bool depthwise, tp_window_params *p)
 {
-    window_attrs a = {0};
     tfpi_code code;
     if ((code = tp_expect_inputs(ctx, 2, 2)) != TFPI_OK ||
         (code = tp_expect_dtype(ctx, 0, TFPI_FLOAT)) != TFPI_OK ||
-        (code = tp_expect_dtype(ctx, 1, TFPI_FLOAT)) != TFPI_OK ||
-        (code = expect_rank4(ctx, 0, "input", "NHWC")) != TFPI_OK ||
+        (code = tp_expect_dtype(ctx, 1, TFPI_FLOAT)) != TFPI_OK)
+        return code;
+    return tp_conv_window_geometry(ctx, depthwise, p);
+}
+
+tfpi_code tp_conv_window_geometry(tp_op_ctx *ctx, bool depthwise, tp_window_params *p)
+{
+    window_attrs a = {0};
+    tfpi_code code;
+    if ((code = expect_rank4(ctx, 0, "input", "NHWC")) != TFPI_OK ||
         (code = expect_rank4(ctx, 1, "filter",
                              depthwise ? "[height, width, in_channels, channel_multiplier]"
                                        : "[height, width, in_channels, out_channels]")) != TFPI_OK ||
@@ -196,11 +212,20 @@ tfpi_code tp_pool_window_params(tp_op_ctx *ctx, const int64_t *ksize, int ksize_
                                 const int64_t *strides, int strides_count, bool explicit_allowed,
                                 tp_window_params *p)
 {
+    tfpi_code code = tp_expect_dtype(ctx, 0, TFPI_FLOAT);
+    return code != TFPI_OK ? code
+                           : tp_pool_window_geometry(ctx, ksize, ksize_count, strides, strides_count,
+                                                     explicit_allowed, p);
+}
+
+tfpi_code tp_pool_window_geometry(tp_op_ctx *ctx, const int64_t *ksize, int ksize_count,
+                                  const int64_t *strides, int strides_count, bool explicit_allowed,
+                                  tp_window_params *p)
+{
     window_attrs a = {.dilation_h = 1, .dilation_w = 1};
     int64_t window_h, window_w;
     tfpi_code code;
-    if ((code = tp_expect_dtype(ctx, 0, TFPI_FLOAT)) != TFPI_OK ||
-        (code = expect_rank4(ctx, 0, "input", "NHWC")) != TFPI_OK || (code = expect_nhwc(ctx)) != TFPI_OK ||
+    if ((code = expect_rank4(ctx, 0, "input", "NHWC")) != TFPI_OK || (code = expect_nhwc(ctx)) != TFPI_OK ||
         (code = read_padding(ctx, explicit_allowed, &a)) != TFPI_OK ||
         (code = spatial_pair(ctx, "ksize", ksize, ksize_count, &window_h, &window_w)) != TFPI_OK ||
         (code = spatial_pair(ctx, "strides", strides, strides_count, &a.stride_h, &a.stride_w)) != TFPI_OK)

@@ -23,6 +23,9 @@ typedef struct tp_window_params {
  * [h, w, in_c, k]) and attributes, and fills p; out_c is k for a convolution
  * and in_c * k (k = channel multiplier) for a depthwise convolution. */
 tfpi_code tp_conv_window_params(tp_op_ctx *ctx, bool depthwise, tp_window_params *p);
+/* The same checks of inputs 0 and 1 (input, filter) of any element type,
+ * for kernels that check their inputs' count and types themselves. */
+tfpi_code tp_conv_window_geometry(tp_op_ctx *ctx, bool depthwise, tp_window_params *p);
 
 /* Pooling: checks input 0 (float NHWC) and the padding and data_format attrs;
  * ksize and strides are NHWC lists (from attrs or constant inputs) of count
@@ -31,6 +34,10 @@ tfpi_code tp_conv_window_params(tp_op_ctx *ctx, bool depthwise, tp_window_params
 tfpi_code tp_pool_window_params(tp_op_ctx *ctx, const int64_t *ksize, int ksize_count,
                                 const int64_t *strides, int strides_count, bool explicit_allowed,
                                 tp_window_params *p);
+/* The same for input 0 of any element type. */
+tfpi_code tp_pool_window_geometry(tp_op_ctx *ctx, const int64_t *ksize, int ksize_count,
+                                  const int64_t *strides, int strides_count, bool explicit_allowed,
+                                  tp_window_params *p);
 
 /* The taps k in [*first, *end) of a window of `size` taps spaced `dilation`
  * apart and starting at `origin` that fall inside [0, extent). */

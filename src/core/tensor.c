@@ -1,6 +1,8 @@
 /* tensor.c - tensor storage, shapes, and the public tfpi_tensor_* calls. */
 #include "core/tensor.h"
 
+#include "core/checked_math.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,7 @@ size_t tfpi_dtype_size(tfpi_dtype dtype)
     case TFPI_FLOAT: case TFPI_INT32: case TFPI_QINT32: return 4;
     case TFPI_DOUBLE: case TFPI_INT64: return 8;
     case TFPI_UINT8: case TFPI_INT8: case TFPI_BOOL: case TFPI_QINT8: case TFPI_QUINT8: return 1;
-    case TFPI_INT16: case TFPI_UINT16: case TFPI_HALF: return 2;
+    case TFPI_INT16: case TFPI_UINT16: case TFPI_HALF: case TFPI_QINT16: case TFPI_QUINT16: return 2;
     case TFPI_STRING: return sizeof(tfpi_bytes);
     case TFPI_RESOURCE: case TFPI_VARIANT: return sizeof(void *);
     }
@@ -36,6 +38,8 @@ const char *tfpi_dtype_name(tfpi_dtype dtype)
     case TFPI_QINT8: return "qint8";
     case TFPI_QUINT8: return "quint8";
     case TFPI_QINT32: return "qint32";
+    case TFPI_QINT16: return "qint16";
+    case TFPI_QUINT16: return "quint16";
     case TFPI_UINT16: return "uint16";
     case TFPI_HALF: return "half";
     case TFPI_RESOURCE: return "resource";
@@ -99,15 +103,10 @@ void tp_tensor_release(tfpi_tensor *t)
 
 bool tp_shape_fits(tfpi_dtype dtype, int ndims, const int64_t *dims)
 {
-    uint64_t bytes = tfpi_dtype_size(dtype) ? tfpi_dtype_size(dtype) : 1;
-    if (ndims < 0 || ndims > TFPI_MAX_DIMS)
-        return false;
-    for (int i = 0; i < ndims; i++)
-        if (dims[i] < 0 || (dims[i] > 0 && bytes > MAX_TENSOR_BYTES / (uint64_t)dims[i]))
-            return false;
-    for (int i = 0; i < ndims; i++)
-        bytes *= (uint64_t)dims[i];
-    return bytes <= MAX_TENSOR_BYTES;
+    int64_t elements, bytes;
+    int64_t size = tfpi_dtype_size(dtype) ? (int64_t)tfpi_dtype_size(dtype) : 1;
+    return ndims >= 0 && ndims <= TFPI_MAX_DIMS && tp_checked_product(dims, ndims, &elements) &&
+           tp_checked_mul(elements, size, &bytes) && (uint64_t)bytes <= MAX_TENSOR_BYTES;
 }
 
 static bool shape_is_valid(tfpi_dtype dtype, const int64_t *dims, int ndims, tfpi_status *status)
@@ -257,8 +256,8 @@ int64_t tp_get_int(const tfpi_tensor *t, int64_t i)
     case TFPI_INT64: return ((const int64_t *)t->data)[i];
     case TFPI_UINT8: case TFPI_QUINT8: case TFPI_BOOL: return ((const uint8_t *)t->data)[i];
     case TFPI_INT8: case TFPI_QINT8: return ((const int8_t *)t->data)[i];
-    case TFPI_INT16: return ((const int16_t *)t->data)[i];
-    case TFPI_UINT16: return ((const uint16_t *)t->data)[i];
+    case TFPI_INT16: case TFPI_QINT16: return ((const int16_t *)t->data)[i];
+    case TFPI_UINT16: case TFPI_QUINT16: return ((const uint16_t *)t->data)[i];
     case TFPI_FLOAT: return (int64_t)((const float *)t->data)[i];
     case TFPI_DOUBLE: return (int64_t)((const double *)t->data)[i];
     default: return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/node_def.h"
 #include "tfpi.h"
 
 int tp_graph_find(const tfpi_graph *graph, const char *name, size_t len)
@@ -81,6 +82,35 @@ void tfpi_graph_free(tfpi_graph *graph)
     free(graph);
 }
 
+static int by_key(const void *a, const void *b)
+{
+    return strcmp((*(Tfpi__NodeDef__AttrEntry *const *)a)->key, (*(Tfpi__NodeDef__AttrEntry *const *)b)->key);
+}
+
+/* Every attribute entry has a key and a value, and no key appears twice
+ * (protobuf-c keeps both entries of a map where TensorFlow keeps one). */
+static tfpi_code check_attrs(const Tfpi__NodeDef *def, const char *source, tfpi_status *status)
+{
+    for (size_t i = 0; i < def->n_attr; i++)
+        if (!def->attr[i]->value || def->attr[i]->value->value_case == TFPI__ATTR_VALUE__VALUE__NOT_SET)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node '%s' (%s): attribute '%s' has no value",
+                                   source, def->name, def->op, def->attr[i]->key ? def->attr[i]->key : "");
+    if (def->n_attr < 2)
+        return TFPI_OK;
+    Tfpi__NodeDef__AttrEntry **sorted = malloc(def->n_attr * sizeof *sorted);
+    if (!sorted)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+    memcpy(sorted, def->attr, def->n_attr * sizeof *sorted);
+    qsort(sorted, def->n_attr, sizeof *sorted, by_key);
+    tfpi_code code = TFPI_OK;
+    for (size_t i = 1; i < def->n_attr && code == TFPI_OK; i++)
+        if (strcmp(sorted[i - 1]->key, sorted[i]->key) == 0)
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node '%s' (%s): attribute '%s' appears twice",
+                                   source, def->name, def->op, sorted[i]->key);
+    free(sorted);
+    return code;
+}
+
 /* Resolves the input strings of node i into edges. */
 static tfpi_code link_inputs(tfpi_graph *g, int i, const char *source, tfpi_status *status)
 {
@@ -145,7 +175,8 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
         if (!defs[i]->name[0] || !defs[i]->op[0])
             code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node %d has an empty %s", source, i,
                             defs[i]->name[0] ? "op" : "name");
-        else if (!tp_name_map_insert(&g->names, defs[i]->name, i))
+        else if ((code = check_attrs(defs[i], source, status)) == TFPI_OK &&
+                 !tp_name_map_insert(&g->names, defs[i]->name, i))
             code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: two nodes are named '%s'", source,
                             defs[i]->name);
     }

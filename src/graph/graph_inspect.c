@@ -25,11 +25,7 @@ tfpi_dtype tfpi_graph_node_dtype(const tfpi_graph *graph, const char *tensor_nam
     tp_edge e;
     if (tp_graph_resolve(graph, tensor_name, "tensor", &e, NULL) != TFPI_OK)
         return 0;
-    const Tfpi__NodeDef *def = graph->nodes[e.node].def;
-    for (size_t i = 0; i < def->n_attr; i++)
-        if (!strcmp(def->attr[i]->key, "dtype") && def->attr[i]->value->value_case == TFPI__ATTR_VALUE__VALUE_TYPE)
-            return (tfpi_dtype)def->attr[i]->value->type;
-    return 0;
+    return tp_attr_type(graph->nodes[e.node].def, "dtype", 0);
 }
 
 int tfpi_graph_node_num_inputs(const tfpi_graph *graph, int index)

@@ -34,6 +34,12 @@ static const char *read_field(const tp_wire_field *f, node_list *list, int *prod
                               const char *source, tfpi_status *status)
 {
     if (f->number == 1 && f->wire_type == TP_WIRE_LEN) {
+        const char *problem = tp_wire_check_node_def(f->bytes, f->length);
+        if (problem) {
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node %zu is not a valid NodeDef: %s", source,
+                            list->n, problem);
+            return "";
+        }
         Tfpi__NodeDef *def = tfpi__node_def__unpack(NULL, f->length, f->bytes);
         if (!def) {
             tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node %zu is not a valid NodeDef", source,

@@ -47,8 +47,8 @@ static void store_typed(const Tfpi__TensorProto *p, tfpi_dtype dtype, void *data
     case TFPI_STRING:
         ((tfpi_bytes *)data)[i] = (tfpi_bytes){p->string_val[k].len, p->string_val[k].data};
         break;
-    case TFPI_HALF: case TFPI_INT16: ((int16_t *)data)[i] = (int16_t)p->int_val[k]; break;
-    case TFPI_UINT16: ((uint16_t *)data)[i] = (uint16_t)p->int_val[k]; break;
+    case TFPI_HALF: case TFPI_INT16: case TFPI_QINT16: ((int16_t *)data)[i] = (int16_t)p->int_val[k]; break;
+    case TFPI_UINT16: case TFPI_QUINT16: ((uint16_t *)data)[i] = (uint16_t)p->int_val[k]; break;
     case TFPI_INT32: case TFPI_QINT32: ((int32_t *)data)[i] = p->int_val[k]; break;
     case TFPI_INT8: case TFPI_QINT8: ((int8_t *)data)[i] = (int8_t)p->int_val[k]; break;
     case TFPI_UINT8: case TFPI_QUINT8: ((uint8_t *)data)[i] = (uint8_t)p->int_val[k]; break;

@@ -27,4 +27,12 @@ bool tp_wire_varint(tp_wire_reader *r, uint64_t *out);
 /* Reads the next field; false if it is malformed or runs past the end. */
 bool tp_wire_next(tp_wire_reader *r, tp_wire_field *f);
 
+/* How deep attribute values may nest (protobuf's own default limit). */
+#define TP_WIRE_MAX_DEPTH 100
+
+/* Checks a serialized NodeDef before it is unpacked (wire_nodedef.c): no
+ * NUL byte in its name or op, attribute values nested at most
+ * TP_WIRE_MAX_DEPTH deep. Returns the problem, or NULL. */
+const char *tp_wire_check_node_def(const uint8_t *data, size_t size);
+
 #endif

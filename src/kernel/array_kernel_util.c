@@ -2,6 +2,8 @@
  * array_kernel_util.h). */
 #include "kernel/array_kernel_util.h"
 
+#include "core/checked_math.h"
+
 tfpi_code tp_resolve_axis(tp_op_ctx *ctx, int64_t axis, int rank, const char *what, int *out)
 {
     if (axis < -rank || axis >= rank)
@@ -46,5 +48,42 @@ tfpi_code tp_expect_outputs_at_most(tp_op_ctx *ctx, int produced)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "the graph uses output %d, but the node has only %d outputs", ctx->num_outputs - 1,
                        produced);
+    return TFPI_OK;
+}
+
+tfpi_code tp_reshape_dims(tp_op_ctx *ctx, int shape_input, int64_t *dims, int *ndims)
+{
+    tfpi_code code = tp_expect_known(ctx, shape_input);
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *in = ctx->inputs[0], *shape = ctx->inputs[shape_input];
+    int64_t n = tp_num_elements(shape), known = 1;
+    int infer = -1;
+    if (shape->ndims > 1 || n > TFPI_MAX_DIMS)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape must be a vector of at most %d values",
+                       TFPI_MAX_DIMS);
+    for (int i = 0; i < n; i++) {
+        dims[i] = tp_get_int(shape, i);
+        if (dims[i] == -1 && infer < 0)
+            infer = i;
+        else if (dims[i] < 0)
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has invalid size %lld", (long long)dims[i]);
+        else if (!tp_checked_mul(known, dims[i], &known))
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape has too many elements");
+    }
+    int64_t total = tp_num_elements(in);
+    if (infer >= 0) {
+        if (known == 0 || total % known != 0)
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "cannot reshape %lld elements with a -1 dimension",
+                           (long long)total);
+        dims[infer] = total / known;
+        known *= dims[infer];
+    }
+    if (known != total) {
+        char s[128];
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "cannot reshape %s (%lld elements) to %lld elements",
+                       tp_shape_string(in, s, sizeof s), (long long)total, (long long)known);
+    }
+    *ndims = (int)n;
     return TFPI_OK;
 }

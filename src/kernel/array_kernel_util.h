@@ -23,4 +23,8 @@ tfpi_code tp_read_index_scalar(tp_op_ctx *ctx, int input, const char *what, int6
 /* Fails unless the graph uses at most `produced` outputs of the node. */
 tfpi_code tp_expect_outputs_at_most(tp_op_ctx *ctx, int produced);
 
+/* Reshape's output shape: input 0's elements in the shape held by input
+ * shape_input (known while planning; one -1 is inferred). */
+tfpi_code tp_reshape_dims(tp_op_ctx *ctx, int shape_input, int64_t *dims, int *ndims);
+
 #endif

@@ -75,6 +75,10 @@ enum {
      * dynamic executor itself; the kernel only checks the node. */
     TP_CONTROL_FLOW = 1 << 3,
 };
+/* An op with a fixed number of outputs other than one declares it in its
+ * flags: TP_OUTPUTS(3) for QuantizedConv2D, TP_OUTPUTS(0) for NoOp. Ops
+ * whose count comes from an attribute are in tp_op_output_count. */
+#define TP_OUTPUTS(n) (((unsigned)(n) + 1u) << 8)
 
 typedef struct tp_kernel {
     const char *op;
@@ -99,6 +103,14 @@ const tp_kernel *tp_find_kernel(const char *op);
  * if no file in this tfpi source tree does. */
 const char *tp_kernel_file_for_op(const char *op);
 
+/* ---- the op registry's checks (op_signature.c) ---- */
+/* How many outputs the node's op produces (num_split, num, ... for the
+ * ops whose count is an attribute). */
+int tp_op_output_count(const Tfpi__NodeDef *def, const tp_kernel *kernel);
+/* Attribute kinds, N against the inputs, T / SrcT / dtype against the
+ * input types, no inputs into a Const; runs before the kernel's prepare. */
+tfpi_code tp_check_node_signature(tp_op_ctx *ctx);
+
 /* ---- errors: "node 'NAME' (OP): message" ---- */
 tfpi_code tp_fail(tp_op_ctx *ctx, tfpi_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -108,6 +120,11 @@ tfpi_code tp_expect_inputs(tp_op_ctx *ctx, int min, int max);
 tfpi_code tp_expect_dtype(tp_op_ctx *ctx, int input, tfpi_dtype dtype);
 /* Checks for exactly one input, of this dtype. */
 tfpi_code tp_expect_one_input(tp_op_ctx *ctx, tfpi_dtype dtype);
+/* Sets output o's dtype and shape, after checking that the shape is valid
+ * (no negative dim, and the bytes within what a tensor may hold): kernels
+ * whose output shape comes from input values (computed with
+ * core/checked_math.h) call this before they use it. */
+tfpi_code tp_set_output(tp_op_ctx *ctx, int o, tfpi_dtype dtype, int ndims, const int64_t *dims);
 /* Error unless input i's value is known while planning. */
 tfpi_code tp_expect_known(tp_op_ctx *ctx, int input);
 

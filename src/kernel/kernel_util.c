@@ -47,3 +47,16 @@ tfpi_code tp_expect_known(tp_op_ctx *ctx, int input)
                        "input %d must be computable from constants and input shapes", input);
     return TFPI_OK;
 }
+
+tfpi_code tp_set_output(tp_op_ctx *ctx, int o, tfpi_dtype dtype, int ndims, const int64_t *dims)
+{
+    tfpi_tensor *out = &ctx->outputs[o];
+    tp_tensor_set_shape(out, dtype, ndims, dims);
+    if (tp_shape_fits(dtype, ndims, dims))
+        return TFPI_OK;
+    char shape[TFPI_MAX_DIMS * 22 + 3];
+    tfpi_code code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output %d shape %s is negative or too large", o,
+                             tp_shape_string(out, shape, sizeof shape));
+    out->ndims = 0; /* nothing may size a buffer from it */
+    return code;
+}

@@ -107,22 +107,45 @@ tfpi_code tp_plan_check_feed(const Tfpi__NodeDef *def, const char *name, const t
     return TFPI_OK;
 }
 
-/* Gives every needed node its output and input arrays. */
+/* Fails unless output e.index of node e.node exists (TensorFlow's output
+ * count for its op); `reader` names who reads it. Counts the output as used. */
+static tfpi_code use_output(tp_plan *plan, tp_edge e, const char *reader, tfpi_status *status)
+{
+    const Tfpi__NodeDef *def = plan->graph->nodes[e.node].def;
+    int count = tp_op_output_count(def, tp_find_kernel(def->op));
+    if (e.index >= count)
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s reads output %d of node '%s' (%s), which has %d",
+                               reader, e.index, def->name, def->op, count);
+    tp_op_ctx *ctx = &plan->nodes[e.node].ctx;
+    if (ctx->num_outputs <= e.index)
+        ctx->num_outputs = e.index + 1;
+    return TFPI_OK;
+}
+
+/* Gives every needed node its output and input arrays: as many outputs as
+ * the needed readers and the fetches use. */
 static tfpi_code allocate_node_slots(tp_plan *plan, const int *order, int count, tfpi_status *status)
 {
     const tfpi_graph *g = plan->graph;
+    char reader[300];
+    tfpi_code code = TFPI_OK;
     for (int i = 0; i < count; i++)
         plan->nodes[order[i]].needed = true;
-    for (int f = 0; f < plan->num_fetches; f++) {
-        tp_edge e = plan->fetches[f];
-        if (g->nodes[e.node].num_outputs <= e.index && plan->nodes[e.node].ctx.num_outputs <= e.index)
-            plan->nodes[e.node].ctx.num_outputs = e.index + 1;
+    for (int f = 0; f < plan->num_fetches && code == TFPI_OK; f++) {
+        snprintf(reader, sizeof reader, "fetch %d", f);
+        code = use_output(plan, plan->fetches[f], reader, status);
     }
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count && code == TFPI_OK; i++) {
+        const tp_node *gn = &g->nodes[order[i]];
+        snprintf(reader, sizeof reader, "node '%s' (%s)", gn->def->name, gn->def->op);
+        for (int k = 0; !plan->nodes[order[i]].fed && k < gn->num_inputs && code == TFPI_OK; k++)
+            code = use_output(plan, gn->inputs[k], reader, status);
+    }
+    for (int i = 0; i < count && code == TFPI_OK; i++) {
         tp_plan_node *pn = &plan->nodes[order[i]];
         const tp_node *gn = &g->nodes[order[i]];
-        if (pn->ctx.num_outputs < gn->num_outputs)
-            pn->ctx.num_outputs = gn->num_outputs;
+        if (pn->ctx.num_outputs < 1)
+            pn->ctx.num_outputs = 1;
         pn->ctx.def = gn->def;
         pn->ctx.graph = g;
         pn->ctx.num_inputs = gn->num_inputs;
@@ -131,7 +154,7 @@ static tfpi_code allocate_node_slots(tp_plan *plan, const int *order, int count,
         if (!pn->ctx.outputs || !pn->ctx.inputs)
             return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     }
-    return TFPI_OK;
+    return code;
 }
 
 static tfpi_code set_feed_shapes(tp_plan *plan, const char *const *names, tfpi_tensor *const *feeds,
@@ -200,7 +223,10 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
         pn->ctx.inputs[i] = tp_plan_tensor(plan, e);
     }
     pn->ctx.status = status;
-    tfpi_code code = pn->kernel->prepare(&pn->ctx);
+    tfpi_code code = tp_check_node_signature(&pn->ctx);
+    if (code != TFPI_OK)
+        return code;
+    code = pn->kernel->prepare(&pn->ctx);
     pn->prepared = true;
     if (code != TFPI_OK)
         return code;

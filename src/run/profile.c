@@ -1,7 +1,8 @@
 /* profile.c - what benchmark_model reports per node: FLOP estimates from the
  * planned shapes (Conv2D = output elements x input depth x filter h x w x 2,
- * depthwise = output elements x filter h x w x 2, MatMul = k x outputs x 2)
- * and output sizes. */
+ * depthwise = output elements x filter h x w x 2, MatMul = k x outputs x 2;
+ * the same for QuantizedConv2D and QuantizedMatMul, whose multiply-adds
+ * are on 8-bit codes) and output sizes. */
 #include "run/profile.h"
 
 #include <stdlib.h>
@@ -22,11 +23,13 @@ static int64_t estimate_flops(const tp_op_ctx *ctx)
         return 0;
     const tfpi_tensor *in = ctx->inputs[0], *w = ctx->inputs[1];
     int64_t out = tp_num_elements(&ctx->outputs[0]);
-    if ((!strcmp(op, "Conv2D") || !strcmp(op, "Conv2DBackpropInput")) && w->ndims == 4)
+    if ((!strcmp(op, "Conv2D") || !strcmp(op, "QuantizedConv2D") || !strcmp(op, "Conv2DBackpropInput")) &&
+        w->ndims == 4)
         return out * w->dims[0] * w->dims[1] * w->dims[2] * 2;
     if (!strcmp(op, "DepthwiseConv2dNative") && w->ndims == 4)
         return out * w->dims[0] * w->dims[1] * 2;
-    if ((!strcmp(op, "MatMul") || !strncmp(op, "BatchMatMul", 11)) && in->ndims >= 2) {
+    if ((!strcmp(op, "MatMul") || !strcmp(op, "QuantizedMatMul") || !strncmp(op, "BatchMatMul", 11)) &&
+        in->ndims >= 2) {
         bool transposed = false;
         for (size_t i = 0; i < ctx->def->n_attr; i++)
             if ((!strcmp(ctx->def->attr[i]->key, "transpose_a") || !strcmp(ctx->def->attr[i]->key, "adj_x")) &&

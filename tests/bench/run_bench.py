@@ -18,6 +18,10 @@ busy machine lowers the percentage), OpenCV's median ms and tfpi / OpenCV. Then,
 per model, tfpi's peak RSS while running (VmRSS polled from the moment
 benchmark_model reports the model loaded) against the bound 1.3 x model
 file + planned arena, and the process's peak including the load (VmHWM).
+Then, per model at 1 thread, where the time goes: the share of each op
+type (benchmark_model's summary by node type), so the next bottleneck is
+visible. Last, the 8-bit rows (eightbit.py): ResNet-50, Inception v3 and MobileNet v1
+1.0 through quantize_nodes with frozen ranges, against the float graphs.
 """
 import argparse
 import json
@@ -30,11 +34,14 @@ import sys
 import threading
 import time
 
+import eightbit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 MAKE_MODELS = os.path.normpath(os.path.join(REPO, "..", "shared", "tools", "make_models.py"))
 MODELS_DIR = os.path.join(REPO, "gen", "models")
 MODELS = ["mobilenet_v1_1.0_224", "mobilenet_v2_1.0_224", "inception_v3_2015", "resnet_v1_50"]
+EIGHT_BIT_MODELS = ["resnet_v1_50", "inception_v3_2015", "mobilenet_v1_1.0_224"]
 
 
 def load_meta(name):
@@ -131,6 +138,15 @@ class OpenCV:
         self.process.wait()
 
 
+def op_type_shares(bin_dir, meta, top=5):
+    """[(op type, % of the run)] of the `top` costliest op types at 1 thread."""
+    args = benchmark_args(bin_dir, meta, 1, 3)
+    out = run([a for a in args if a != "--show_summary=false"] + ["--show_summary=true"])
+    table = out.split("Summary by node type", 1)[1]
+    rows = re.findall(r"^\s+(\S+)\s+\d+\s+[\d.]+\s+([\d.]+)%", table, re.M)
+    return [(op, float(share)) for op, share in rows[:top]]
+
+
 def cpu_name():
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -145,8 +161,9 @@ def main():
     parser.add_argument("--samples", type=int, default=7)
     parser.add_argument("--models", nargs="+", default=MODELS)
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--eightbit", nargs="*", default=EIGHT_BIT_MODELS, help="models for the 8-bit rows")
     args = parser.parse_args()
-    ensure_models(args.models)
+    ensure_models(sorted(set(args.models) | set(args.eightbit)))
     peaks, simd = fp32_peaks(args.bin_dir, max(args.threads))
     print("Machine: %s, %d cores; fp32 peak (%s FMA loop): %s" % (
         cpu_name(), os.cpu_count(), simd, ", ".join("%d thread%s %.1f GFLOP/s" % (t, "s" if t > 1 else "", g)
@@ -176,6 +193,12 @@ def main():
         print("%s: peak RSS while running %.1f MB, bound 1.3 x %.1f MB model + %.1f MB arena = %.1f MB (%s); "
               "with loading %.1f MB" % (name, rss / 1e6, meta["bytes"] / 1e6, arena / 1e6, bound / 1e6,
                                         "within" if rss <= bound else "over", high_water / 1e6))
+    print()
+    for name in args.models:
+        shares = op_type_shares(args.bin_dir, load_meta(name))
+        print("%s, 1 thread, time by op type: %s" % (name, ", ".join("%s %.1f%%" % s for s in shares)))
+    if args.eightbit:
+        eightbit.table(args.bin_dir, MODELS_DIR, args.eightbit, args.threads, args.samples, load_meta, benchmark_args)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,12 @@ cli_result() { # cli_result NAME OK? DETAIL
 }
 
 # run_tool TOOL ARGS... : runs $BIN/TOOL, output in $CLI_TMP/out and err, status in $rc.
+# With CLI_TIME_LIMIT=N set, a run is stopped after N seconds (status 124).
 run_tool() {
     tool=$1
     shift
     # shellcheck disable=SC2086
-    $QEMU "$BIN/$tool" "$@" >"$CLI_TMP/out" 2>"$CLI_TMP/err"
+    ${CLI_TIME_LIMIT:+timeout $CLI_TIME_LIMIT} $QEMU "$BIN/$tool" "$@" >"$CLI_TMP/out" 2>"$CLI_TMP/err"
     rc=$?
 }
 

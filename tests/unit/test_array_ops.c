@@ -205,7 +205,7 @@ static void test_join_and_split_errors(void)
     CHECK_FAILS(g, x, "bad_axis", "bad_axis", "axis 2 is out of range");
     CHECK_FAILS(g, x, "bad_pack", "bad_pack", "does not match");
     CHECK_FAILS(g, x, "split4", "split4", "does not split into 4 pieces");
-    CHECK_FAILS(g, x, "beyond", "split3", "uses output 3");
+    CHECK_FAILS(g, x, "beyond", "split3", "reads output 3 of node 'split3' (Split), which has 3");
     CHECK_FAILS(g, x, "split_v", "split_v", "size_splits[1] = -1");
     CHECK_FAILS(g, x, "unpack", "unpack", "num is 3");
     tfpi_tensor_free(x);

@@ -110,7 +110,7 @@ static void test_errors(void)
     gb_const(g, "max", TFPI_FLOAT, &two, 1, f);
     gb_node(g, "Dequantize", "out", "q", "min", "max", NULL);
     out = op_run(g, 0, NULL, 1, &status);
-    op_expect_error(out, &status, (const char *[]){"min_range"}, 1);
+    op_expect_error(out, &status, (const char *[]){"input 1 must be a float scalar"}, 1);
 }
 
 static tfpi_tensor *fetch_constant(tfpi_graph *graph, const char *name)

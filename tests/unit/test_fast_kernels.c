@@ -5,7 +5,10 @@
  * pool (src/compute/window_fast.c); odd sizes and channel counts that cut vectors,
  * strides, dilations, SAME and VALID padding, batches, 1 and 2 threads, and
  * the fused epilogue (scale, bias, clamp). Results must be within 1e-4 of
- * the reference relative to their magnitude. */
+ * the reference relative to their magnitude. Winograd F(4x4, 3x3)
+ * (src/compute/winograd.c) is checked the same way against the reference
+ * convolution, within WINOGRAD_TOLERANCE of the output's range, and its rule
+ * on both sides of every boundary. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -13,8 +16,12 @@
 #include "compute/conv_gemm.h"
 #include "compute/window_fast.h"
 #include "compute/window_ref.h"
+#include "compute/winograd.h"
 
 #define TOLERANCE 1e-4
+/* Winograd F(4x4, 3x3): max |d| / max |reference| over the output
+ * (measured: at most 1.2e-5 here, inputs and weights in [-1, 1]). */
+#define WINOGRAD_TOLERANCE 3e-5
 
 typedef struct geometry {
     int64_t batch, in_h, in_w, in_c, window_h, window_w, stride, dilation, out_c;
@@ -71,17 +78,32 @@ static void apply_epilogue(float *x, int64_t n, int64_t channels, const tp_gemm_
     }
 }
 
-typedef enum fast_op { CONV, DEPTHWISE, MAX_POOL, AVG_POOL } fast_op;
-static const char *const op_names[] = {"conv", "depthwise", "max_pool", "avg_pool"};
+typedef enum fast_op { CONV, DEPTHWISE, MAX_POOL, AVG_POOL, WINOGRAD } fast_op;
+static const char *const op_names[] = {"conv", "depthwise", "max_pool", "avg_pool", "winograd"};
+
+/* max |got - want| / max |want| over the output. */
+static void check_range_close(const float *got, const float *want, int64_t n, double tolerance, const char *what)
+{
+    double max_d = 0, range = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double d = fabs((double)got[i] - want[i]);
+        max_d = d > max_d || d != d ? d : max_d;
+        range = fmax(range, fabs((double)want[i]));
+    }
+    if (!(max_d <= tolerance * range))
+        check_fail(__FILE__, __LINE__, "%s: max |d| %.3g is more than %.1g of the output range %.3g", what, max_d,
+                   tolerance, range);
+}
 
 /* Runs op's fast path and its reference on random data and compares. */
 static void check_op(fast_op op, geometry g, bool epilogue, tp_threadpool *pool)
 {
-    if (op != CONV)
+    const bool full_conv = op == CONV || op == WINOGRAD;
+    if (!full_conv)
         g.out_c = g.in_c;
     const tp_window_params p = params_of(&g);
     const int64_t in_n = p.batch * p.in_h * p.in_w * p.in_c, out_n = p.batch * p.out_h * p.out_w * p.out_c;
-    const int64_t filter_n = p.window_h * p.window_w * p.in_c * (op == CONV ? p.out_c : 1);
+    const int64_t filter_n = p.window_h * p.window_w * p.in_c * (full_conv ? p.out_c : 1);
     float *input = random_floats(in_n), *filter = random_floats(filter_n);
     float *got = random_floats(out_n), *want = random_floats(out_n);
     float *scale = random_floats(p.out_c), *bias = random_floats(p.out_c), *zeros = calloc((size_t)p.in_c, 4);
@@ -103,6 +125,10 @@ static void check_op(fast_op op, geometry g, bool epilogue, tp_threadpool *pool)
         tp_avg_pool_ref(&p, input, want, NULL);
         tp_avg_pool_fast(&p, input, got, pool);
         break;
+    case WINOGRAD:
+        tp_conv2d_ref(&p, input, filter, want, NULL);
+        CHECK(tp_winograd_conv(&p, input, filter, got, &e, pool));
+        break;
     }
     apply_epilogue(want, out_n, p.out_c, &e);
     char what[200];
@@ -111,7 +137,10 @@ static void check_op(fast_op op, geometry g, bool epilogue, tp_threadpool *pool)
              (long long)g.batch, (long long)g.in_h, (long long)g.in_w, (long long)g.in_c, (long long)g.window_h,
              (long long)g.window_w, (long long)g.stride, (long long)g.dilation, g.same ? "SAME" : "VALID",
              (long long)p.out_c, epilogue ? " epilogue" : "");
-    check_close(got, want, out_n, what);
+    if (op == WINOGRAD)
+        check_range_close(got, want, out_n, WINOGRAD_TOLERANCE, what);
+    else
+        check_close(got, want, out_n, what);
     free(input), free(filter), free(got), free(want), free(scale), free(bias), free(zeros);
 }
 
@@ -163,6 +192,68 @@ static void test_window_channel_counts(void)
     }
 }
 
+/* Winograd's geometries: 3x3, stride 1, dilation 1; edges that cut tiles,
+ * padding, batches, channel counts that cut the 16-lane blocks. */
+static const geometry winograd_geometries[] = {
+    {1, 8, 8, 16, 3, 3, 1, 1, 16, true},    /* two tiles a side */
+    {1, 11, 13, 19, 3, 3, 1, 1, 70, true},  /* tiles cut at both edges */
+    {2, 14, 9, 33, 3, 3, 1, 1, 17, false},  /* batch, VALID */
+    {1, 5, 5, 130, 3, 3, 1, 1, 1, true},    /* one output channel, deep */
+    {1, 40, 37, 8, 3, 3, 1, 1, 48, true},   /* many blocks of tiles */
+    {3, 23, 21, 64, 3, 3, 1, 1, 64, true},  /* several blocks per thread */
+    {1, 9, 8, 160, 3, 3, 1, 1, 1000, true}, /* output channels in several blocks */
+};
+
+static void test_winograd(void)
+{
+    tp_threadpool *pool = tp_threadpool_new(2);
+    CHECK(pool);
+    for (size_t i = 0; i < sizeof winograd_geometries / sizeof *winograd_geometries; i++) {
+        check_op(WINOGRAD, winograd_geometries[i], false, NULL);
+        check_op(WINOGRAD, winograd_geometries[i], true, pool);
+    }
+    for (int64_t c = 1; c <= 40; c += 3)
+        check_op(WINOGRAD, (geometry){1, 9, 10, c, 3, 3, 1, 1, c + 2, true}, true, NULL);
+    tp_threadpool_free(pool);
+}
+
+/* The rule, on both sides of each of its boundaries. */
+static void test_winograd_rule(void)
+{
+    const geometry yes = {1, 8, 8, 64, 3, 3, 1, 1, 16, true};
+    tp_window_params p = params_of(&yes);
+    CHECK(tp_winograd_applies(&p));
+    geometry g = yes;
+    g.in_c = 63;
+    p = params_of(&g);
+    CHECK(!tp_winograd_applies(&p));
+    g = yes;
+    g.out_c = 15;
+    p = params_of(&g);
+    CHECK(!tp_winograd_applies(&p));
+    g = yes;
+    g.in_w = 7;
+    p = params_of(&g);
+    CHECK(!tp_winograd_applies(&p));
+    g = yes;
+    g.in_h = 7;
+    p = params_of(&g);
+    CHECK(!tp_winograd_applies(&p));
+    g = yes;
+    g.stride = 2;
+    g.in_h = g.in_w = 16;
+    p = params_of(&g);
+    CHECK(!tp_winograd_applies(&p));
+    g = yes;
+    g.dilation = 2;
+    p = params_of(&g);
+    CHECK(!tp_winograd_applies(&p));
+    g = yes;
+    g.window_h = g.window_w = 5;
+    p = params_of(&g);
+    CHECK(!tp_winograd_applies(&p));
+}
+
 int main(void)
 {
     srand(11);
@@ -171,5 +262,7 @@ int main(void)
     RUN(test_max_pool_fast);
     RUN(test_avg_pool_fast);
     RUN(test_window_channel_counts);
+    RUN(test_winograd);
+    RUN(test_winograd_rule);
     return check_summary();
 }

@@ -424,7 +424,7 @@ static void test_identity_n(void)
     CHECK_TENSOR(out[1], TFPI_INT32, 0, NULL, (int32_t[]){7});
     CHECK_TENSOR(op_eval(g, x, "third"), TFPI_INT64, 1, (int64_t[]){2}, (int64_t[]){3, 4});
     gb_node(g, "Identity", "beyond", "ids:3", NULL); /* a graph reading an output ids lacks */
-    CHECK_FAILS(g, x, "beyond", "ids", "uses output 3");
+    CHECK_FAILS(g, x, "beyond", "ids", "reads output 3 of node 'ids' (IdentityN), which has 3");
     tfpi_tensor_free(x);
     gb_free(g);
 }

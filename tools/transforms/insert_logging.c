@@ -2,8 +2,9 @@
  * show_op=false, message="", first_n=-1, summarize=1024): a Print node
  * after each matching node (by op, or by name prefix; every node when
  * neither is given) that passes output 0 through and prints all the
- * node's used outputs, for debugging a graph in TensorFlow. Readers of
- * output 0 read the Print instead. (tfpi has no Print kernel.) */
+ * node's used outputs (kernels/print.c writes them to stderr). Readers of
+ * output 0 read the Print instead. With show_name the lines are what
+ * freeze_requantization_ranges reads. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,11 +52,13 @@ static void add_print(rw_graph *g, Tfpi__NodeDef *node, const print_settings *s)
 {
     int type = tp_attr_type(node, "T", tp_attr_type(node, "dtype", TFPI_FLOAT));
     int outputs = outputs_read(g->def, node);
-    char base[300], message[600];
+    char base[300], message[1000];
     snprintf(base, sizeof base, "%s__print__", node->name);
-    snprintf(message, sizeof message, "%s%s%s%s%s", s->show_name ? node->name : "", s->show_name ? ";" : "",
-             s->show_op ? node->op : "", s->show_op ? ";" : "", s->message);
     char *name = rw_unique_name(g, base);
+    /* TF's prefix: ";OP;" then ";NAME__print__;" (freeze_requantization_ranges reads it) */
+    snprintf(message, sizeof message, "%s%s%s%s%s%s%s", s->show_op ? ";" : "", s->show_op ? node->op : "",
+             s->show_op ? ";" : "", s->show_name ? ";" : "", s->show_name ? name : "", s->show_name ? ";" : "",
+             s->message);
     rw_replace_input(g->def, node->name, name); /* output 0's readers now read the Print */
     Tfpi__NodeDef *print = gd_node_new(name, "Print");
     for (int k = 0; k <= outputs; k++) { /* the pass-through, then every output */

@@ -3,6 +3,7 @@
 #include "transform.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,22 @@ tfpi_code transform_param_int(const transform_ctx *ctx, const char *name, int64_
         return transform_fail(ctx, TFPI_INVALID_ARGUMENT, "parameter %s=%s is not an integer >= %lld", name,
                               v, (long long)min);
     *out = n;
+    return TFPI_OK;
+}
+
+tfpi_code transform_param_float(const transform_ctx *ctx, const char *name, float fallback, float *out)
+{
+    const char *v;
+    tfpi_code code = single_value(ctx, name, &v);
+    *out = fallback;
+    if (code != TFPI_OK || !v)
+        return code;
+    char *end;
+    errno = 0;
+    float f = strtof(v, &end);
+    if (errno || end == v || *end || !isfinite(f))
+        return transform_fail(ctx, TFPI_INVALID_ARGUMENT, "parameter %s=%s is not a finite number", name, v);
+    *out = f;
     return TFPI_OK;
 }
 

@@ -42,6 +42,8 @@ const char *transform_param_string(const transform_ctx *ctx, const char *name, c
 tfpi_code transform_param_required(const transform_ctx *ctx, const char *name, const char **out);
 tfpi_code transform_param_int(const transform_ctx *ctx, const char *name, int64_t fallback, int64_t min,
                               int64_t *out);
+/* A finite float. */
+tfpi_code transform_param_float(const transform_ctx *ctx, const char *name, float fallback, float *out);
 tfpi_code transform_param_bool(const transform_ctx *ctx, const char *name, bool fallback, bool *out);
 /* A TensorFlow type name ("float", "int32", "uint8", ...) as a DataType. */
 tfpi_code transform_parse_type(const transform_ctx *ctx, const char *text, int *out);

@@ -11,12 +11,14 @@ tfpi_code transform_flatten_atrous_conv(Tfpi__GraphDef *graph, const transform_c
 tfpi_code transform_fold_batch_norms(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_fold_constants(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_fold_old_batch_norms(Tfpi__GraphDef *graph, const transform_ctx *ctx);
+tfpi_code transform_freeze_requantization_ranges(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_fuse_pad_and_conv(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_fuse_resize_and_conv(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_fuse_resize_pad_and_conv(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_insert_logging(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_merge_duplicate_nodes(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_obfuscate_names(Tfpi__GraphDef *graph, const transform_ctx *ctx);
+tfpi_code transform_quantize_nodes(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_quantize_weights(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_remove_attribute(Tfpi__GraphDef *graph, const transform_ctx *ctx);
 tfpi_code transform_remove_control_dependencies(Tfpi__GraphDef *graph, const transform_ctx *ctx);

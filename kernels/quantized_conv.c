@@ -1,0 +1,312 @@
+/* quantized_conv.c - QuantizedConv2D and QuantizedMatMul: quint8 inputs
+ * and weights, each with its float range, to qint32 sums of
+ * (input - input zero) * (weight - weight zero), where a zero is the code
+ * TF's FloatToQuantizedUnclamped gives 0.0 (../shared/docs/quantized.md
+ * 3.1, 3.2), and the range of the product. Both run the 8-bit GEMM of
+ * src/compute/qgemm_kernel.c with the weights packed (and their column
+ * sums computed) while planning; a convolution copies each output pixel's
+ * taps into a row (1x1 convolutions read the input in place)
+ * (padding taps hold the input zero, which contributes nothing). An input
+ * whose zero lies outside 0..255 cannot pad that way and takes the direct
+ * loop, as TF's reference path does. TF's patch origin is kept: for VALID
+ * padding with large strides it is one pixel off float Conv2D's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/kernel.h"
+#include "compute/qgemm_kernel.h"
+#include "compute/quantized_args.h"
+#include "compute/window_geometry.h"
+
+typedef struct qconv_state {
+    tp_qgemm_packed weights; /* first (see release_weights); packed while planning when the filter is known */
+    tp_window_params params;
+    int64_t k; /* taps * input channels */
+} qconv_state;
+
+/* The release of both ops' states, which start with their packed weights. */
+static void release_weights(void *state)
+{
+    if (state)
+        tp_qgemm_packed_free(state);
+    free(state);
+}
+
+/* TF's patch origin (QuantizedConv2D, TF 1.13-1.15): C division, so it can
+ * be negative. */
+static int64_t patch_origin(bool same, int64_t out, int64_t stride, int64_t window, int64_t in)
+{
+    return ((out - 1) * stride + window - in + (same ? 0 : 1)) / 2;
+}
+
+/* Packs a known [k][n] weight matrix into *packed (left empty if unknown). */
+static tfpi_code pack_known(tp_op_ctx *ctx, const uint8_t *w, int64_t k, int64_t n, tp_qgemm_packed *packed)
+{
+    if (w && !tp_qgemm_pack(tp_qgemm_best_isa(), w, k, n, packed))
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the weights");
+    return TFPI_OK;
+}
+
+static tfpi_code qconv_prepare(tp_op_ctx *ctx)
+{
+    tfpi_code code = tp_q_expect_two_quint8(ctx, "out_type");
+    if (code != TFPI_OK)
+        return code;
+    qconv_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    ctx->state = s;
+    tp_window_params *p = &s->params;
+    if ((code = tp_conv_window_geometry(ctx, false, p)) != TFPI_OK)
+        return code;
+    if (p->dilation_h != 1 || p->dilation_w != 1)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "dilations other than 1 are not supported (as in TensorFlow)");
+    if (p->stride_h != p->stride_w)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "strides must be equal in height and width (as in TensorFlow)");
+    char buf[16];
+    bool same = strcmp(tp_attr_string(ctx->def, "padding", buf, sizeof buf, ""), "SAME") == 0;
+    p->pad_top = patch_origin(same, p->out_h, p->stride_h, p->window_h, p->in_h);
+    p->pad_left = patch_origin(same, p->out_w, p->stride_w, p->window_w, p->in_w);
+    s->k = p->window_h * p->window_w * p->in_c;
+    if ((code = pack_known(ctx, ctx->inputs[1]->data, s->k, p->out_c, &s->weights)) != TFPI_OK)
+        return code;
+    int64_t dims[4] = {p->batch, p->out_h, p->out_w, p->out_c};
+    return tp_q_prepare_outputs(ctx, TFPI_QINT32, 4, dims);
+}
+
+/* The direct loop, for any input zero: out-of-image taps contribute 0. */
+static void qconv_direct(const tp_window_params *p, const uint8_t *in, const uint8_t *filter, int32_t zi,
+                         int32_t zf, int32_t *out)
+{
+    for (int64_t b = 0; b < p->batch; b++)
+        for (int64_t oy = 0; oy < p->out_h; oy++)
+            for (int64_t ox = 0; ox < p->out_w; ox++)
+                for (int64_t oc = 0; oc < p->out_c; oc++) {
+                    uint32_t acc = 0;
+                    for (int64_t fy = 0; fy < p->window_h; fy++) {
+                        int64_t y = oy * p->stride_h - p->pad_top + fy;
+                        for (int64_t fx = 0; y >= 0 && y < p->in_h && fx < p->window_w; fx++) {
+                            int64_t x = ox * p->stride_w - p->pad_left + fx;
+                            if (x < 0 || x >= p->in_w)
+                                continue;
+                            const uint8_t *pixel = in + ((b * p->in_h + y) * p->in_w + x) * p->in_c;
+                            const uint8_t *w = filter + ((fy * p->window_w + fx) * p->in_c) * p->out_c + oc;
+                            for (int64_t c = 0; c < p->in_c; c++)
+                                acc += (uint32_t)(((int64_t)pixel[c] - zi) * ((int64_t)w[c * p->out_c] - zf));
+                        }
+                    }
+                    out[((b * p->out_h + oy) * p->out_w + ox) * p->out_c + oc] = (int32_t)acc;
+                }
+}
+
+enum { ROWS_PER_CHUNK = 48 };
+
+/* One GEMM whose A rows are made by `gather` (row index -> row_bytes codes,
+ * zero-padded past k), split over the pool in chunks of rows; or, when
+ * `direct` is set, read in place at direct + row * k. */
+typedef struct qgemm_job {
+    const tp_qgemm_packed *weights;
+    int64_t rows;
+    void (*gather)(const struct qgemm_job *job, int64_t row, uint8_t *dst);
+    const tp_window_params *conv;
+    const uint8_t *source, *direct;
+    int64_t source_cols; /* matmul: columns of the stored A */
+    bool transposed;
+    int32_t a_zero, b_zero;
+    int32_t *c;
+    bool failed;
+} qgemm_job;
+
+static void qgemm_chunks(void *arg, int64_t begin, int64_t end)
+{
+    qgemm_job *job = arg;
+    const tp_qgemm_packed *w = job->weights;
+    const int64_t row_bytes = tp_qgemm_row_bytes(w);
+    uint8_t *rows = job->direct ? NULL : calloc((size_t)(ROWS_PER_CHUNK * row_bytes + 1), 1);
+    if (!job->direct && !rows) {
+        job->failed = true;
+        return;
+    }
+    for (int64_t chunk = begin; chunk < end; chunk++) {
+        int64_t first = chunk * ROWS_PER_CHUNK;
+        int64_t count = job->rows - first < ROWS_PER_CHUNK ? job->rows - first : ROWS_PER_CHUNK;
+        const uint8_t *a = job->direct ? job->direct + first * w->k : rows;
+        for (int64_t r = 0; !job->direct && r < count; r++)
+            job->gather(job, first + r, rows + r * row_bytes);
+        tp_qgemm_packed_rows(w, a, job->direct ? w->k : row_bytes, count, job->a_zero, job->b_zero,
+                             job->c + first * w->n, w->n);
+    }
+    free(rows);
+}
+
+static tfpi_code run_qgemm(tp_op_ctx *ctx, qgemm_job *job)
+{
+    tp_parallel_for(ctx->pool, (job->rows + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK, 1, qgemm_chunks, job);
+    return job->failed ? tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the product's rows") : TFPI_OK;
+}
+
+/* Copies the taps of output pixel `row` into dst (padding taps: the input zero). */
+static void gather_taps(const qgemm_job *job, int64_t row, uint8_t *dst)
+{
+    const tp_window_params *p = job->conv;
+    int64_t ox = row % p->out_w, oy = row / p->out_w % p->out_h, b = row / (p->out_w * p->out_h);
+    for (int64_t fy = 0; fy < p->window_h; fy++) {
+        int64_t y = oy * p->stride_h - p->pad_top + fy;
+        for (int64_t fx = 0; fx < p->window_w; fx++, dst += p->in_c) {
+            int64_t x = ox * p->stride_w - p->pad_left + fx;
+            if (y < 0 || y >= p->in_h || x < 0 || x >= p->in_w)
+                memset(dst, (uint8_t)job->a_zero, (size_t)p->in_c);
+            else
+                memcpy(dst, job->source + ((b * p->in_h + y) * p->in_w + x) * p->in_c, (size_t)p->in_c);
+        }
+    }
+}
+
+/* The planned weights, or `w` packed now into *scratch. */
+static const tp_qgemm_packed *weights_for_run(const tp_qgemm_packed *planned, const uint8_t *w, int64_t k,
+                                              int64_t n, tp_qgemm_packed *scratch)
+{
+    if (planned->panels)
+        return planned;
+    return tp_qgemm_pack(tp_qgemm_best_isa(), w, k, n, scratch) ? scratch : NULL;
+}
+
+static tfpi_code qconv_run(tp_op_ctx *ctx)
+{
+    const qconv_state *s = ctx->state;
+    const tp_window_params *p = &s->params;
+    float in_min, in_max, f_min, f_max, out_min, out_max;
+    tfpi_code code;
+    if ((code = tp_q_read_range(ctx, 2, 3, "the input", &in_min, &in_max)) != TFPI_OK ||
+        (code = tp_q_read_range(ctx, 4, 5, "the filter", &f_min, &f_max)) != TFPI_OK)
+        return code;
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
+    int32_t zi = (int32_t)(uint32_t)tp_q_f2qu(0.0, in_min, in_max, u8);
+    int32_t zf = (int32_t)(uint32_t)tp_q_f2qu(0.0, f_min, f_max, u8);
+    const uint8_t *in = ctx->inputs[0]->data, *filter = ctx->inputs[1]->data;
+    if (zi < 0 || zi > 255) {
+        qconv_direct(p, in, filter, zi, zf, ctx->outputs[0].data);
+    } else {
+        tp_qgemm_packed scratch = {0};
+        const tp_qgemm_packed *w = weights_for_run(&s->weights, filter, s->k, p->out_c, &scratch);
+        if (!w)
+            return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the filter");
+        bool in_place = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->pad_top == 0 &&
+                        p->pad_left == 0 && s->k % 4 == 0;
+        qgemm_job job = {.weights = w, .rows = p->batch * p->out_h * p->out_w, .gather = gather_taps, .conv = p,
+                         .source = in, .direct = in_place ? in : NULL, .a_zero = zi, .b_zero = zf,
+                         .c = ctx->outputs[0].data};
+        code = run_qgemm(ctx, &job);
+        tp_qgemm_packed_free(&scratch);
+        if (code != TFPI_OK)
+            return code;
+    }
+    tp_q_range_for_multiplication(in_min, in_max, f_min, f_max, tp_qtype_of(TFPI_QINT32), &out_min, &out_max);
+    tp_q_write_range(ctx, 1, out_min, out_max);
+    return TFPI_OK;
+}
+
+/* ---- QuantizedMatMul ---- */
+
+typedef struct qmatmul_state {
+    tp_qgemm_packed weights; /* first (see release_weights); b, packed while planning if known */
+    int64_t m, n, k;
+    bool transpose_a, transpose_b;
+} qmatmul_state;
+
+/* b as [k][n] (transposed from [n][k] if needed) into a new buffer. */
+static uint8_t *b_as_k_by_n(const uint8_t *b, int64_t k, int64_t n, bool transposed)
+{
+    uint8_t *out = malloc((size_t)(k * n + 1));
+    for (int64_t i = 0; out && i < k; i++)
+        for (int64_t j = 0; j < n; j++)
+            out[i * n + j] = transposed ? b[j * k + i] : b[i * n + j];
+    return out;
+}
+
+static tfpi_code pack_b(tp_op_ctx *ctx, const qmatmul_state *s, const uint8_t *b, tp_qgemm_packed *packed)
+{
+    uint8_t *kn = b_as_k_by_n(b, s->k, s->n, s->transpose_b);
+    bool ok = kn && tp_qgemm_pack(tp_qgemm_best_isa(), kn, s->k, s->n, packed);
+    free(kn);
+    return ok ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing b");
+}
+
+static tfpi_code qmatmul_prepare(tp_op_ctx *ctx)
+{
+    tfpi_code code = tp_q_expect_two_quint8(ctx, "Toutput");
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *a = ctx->inputs[0], *b = ctx->inputs[1];
+    char a_shape[96], b_shape[96];
+    if (a->ndims != 2 || b->ndims != 2)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "inputs must be 2-D matrices, got %s and %s",
+                       tp_shape_string(a, a_shape, sizeof a_shape), tp_shape_string(b, b_shape, sizeof b_shape));
+    qmatmul_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    ctx->state = s;
+    s->transpose_a = tp_attr_bool(ctx->def, "transpose_a", false);
+    s->transpose_b = tp_attr_bool(ctx->def, "transpose_b", false);
+    s->m = a->dims[s->transpose_a ? 1 : 0];
+    s->k = a->dims[s->transpose_a ? 0 : 1];
+    s->n = b->dims[s->transpose_b ? 0 : 1];
+    if (b->dims[s->transpose_b ? 1 : 0] != s->k)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "matrix size-incompatible: %s and %s (transpose_a %d, transpose_b %d)",
+                       tp_shape_string(a, a_shape, sizeof a_shape), tp_shape_string(b, b_shape, sizeof b_shape),
+                       s->transpose_a, s->transpose_b);
+    if (b->data && (code = pack_b(ctx, s, b->data, &s->weights)) != TFPI_OK)
+        return code;
+    int64_t dims[2] = {s->m, s->n};
+    return tp_q_prepare_outputs(ctx, TFPI_QINT32, 2, dims);
+}
+
+/* Row `row` of A (zero-padded past k). */
+static void gather_a_row(const qgemm_job *job, int64_t row, uint8_t *dst)
+{
+    const int64_t k = job->weights->k;
+    if (job->transposed) /* stored [k][m] */
+        for (int64_t i = 0; i < k; i++)
+            dst[i] = job->source[i * job->source_cols + row];
+    else
+        memcpy(dst, job->source + row * k, (size_t)k);
+}
+
+static tfpi_code qmatmul_run(tp_op_ctx *ctx)
+{
+    qmatmul_state *s = ctx->state;
+    float a_min, a_max, b_min, b_max, out_min, out_max;
+    tfpi_code code;
+    if ((code = tp_q_read_range(ctx, 2, 3, "a", &a_min, &a_max)) != TFPI_OK ||
+        (code = tp_q_read_range(ctx, 4, 5, "b", &b_min, &b_max)) != TFPI_OK)
+        return code;
+    if (!(a_max > a_min) || !(b_max > b_min))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "ranges must not be empty: a [%g, %g], b [%g, %g]",
+                       (double)a_min, (double)a_max, (double)b_min, (double)b_max);
+    tp_qgemm_packed scratch = {0};
+    const tp_qgemm_packed *w = &s->weights;
+    if (!w->panels && (code = pack_b(ctx, s, ctx->inputs[1]->data, &scratch)) != TFPI_OK)
+        return code;
+    if (!w->panels)
+        w = &scratch;
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
+    const uint8_t *a = ctx->inputs[0]->data;
+    qgemm_job job = {.weights = w, .rows = s->m, .gather = gather_a_row, .source = a,
+                     .direct = !s->transpose_a && s->k % 4 == 0 ? a : NULL, .source_cols = s->m,
+                     .transposed = s->transpose_a,
+                     .a_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, a_min, a_max, u8),
+                     .b_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, b_min, b_max, u8), .c = ctx->outputs[0].data};
+    code = run_qgemm(ctx, &job);
+    tp_qgemm_packed_free(&scratch);
+    if (code != TFPI_OK)
+        return code;
+    tp_q_range_for_multiplication(a_min, a_max, b_min, b_max, tp_qtype_of(TFPI_QINT32), &out_min, &out_max);
+    tp_q_write_range(ctx, 1, out_min, out_max);
+    return TFPI_OK;
+}
+
+const tp_kernel tp_kernels_quantized_conv[] = {
+    TP_KERNEL("QuantizedConv2D", qconv_prepare, qconv_run, release_weights, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedMatMul", qmatmul_prepare, qmatmul_run, release_weights, TP_OUTPUTS(3)),
+    TP_KERNELS_END,
+};

@@ -1,0 +1,228 @@
+/* quantized_elementwise.c - the elementwise 8-bit ops
+ * (../shared/docs/quantized.md 3.3, 3.4, 3.6): QuantizedBiasAdd (both
+ * operands moved to qint32 codes of a range 2^17 times the larger input
+ * range, through TF's float path), QuantizedRelu, QuantizedRelu6 and
+ * QuantizedReluX (clamped at the codes of 0 and of 6 or max_value; the range
+ * passes through), QuantizedMul (the product of the codes less their zeros)
+ * and QuantizedAdd (both operands mapped to qint32 codes of a range 2^14
+ * times the larger, then added). Mul and Add broadcast numpy-style (TF
+ * itself only handles a vector repeated along leading dimensions). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "kernel/kernel.h"
+#include "compute/broadcast.h"
+#include "compute/quantized_args.h"
+
+/* ---- QuantizedBiasAdd ---- */
+
+static tfpi_code bias_add_prepare(tp_op_ctx *ctx)
+{
+    const tp_qtype *t_in, *t_bias;
+    tfpi_code code;
+    if ((code = tp_expect_inputs(ctx, 6, 6)) != TFPI_OK || (code = tp_q_expect_quantized(ctx, 0, &t_in)) != TFPI_OK ||
+        (code = tp_q_expect_quantized(ctx, 1, &t_bias)) != TFPI_OK || (code = tp_q_expect_scalars(ctx, 2, 4)) != TFPI_OK)
+        return code;
+    if (t_in->bits != 8 || t_bias->bits != 8)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "input and bias must be quint8 or qint8");
+    if (tp_attr_type(ctx->def, "out_type", TFPI_QINT32) != TFPI_QINT32)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "out_type must be qint32");
+    const tfpi_tensor *in = ctx->inputs[0], *bias = ctx->inputs[1];
+    char in_shape[96], bias_shape[96];
+    if (in->ndims < 2 || bias->ndims != 1 || bias->dims[0] != in->dims[in->ndims - 1])
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
+                       "bias %s must be a vector as long as the last dimension of input %s (rank >= 2)",
+                       tp_shape_string(bias, bias_shape, sizeof bias_shape),
+                       tp_shape_string(in, in_shape, sizeof in_shape));
+    return tp_q_prepare_outputs(ctx, TFPI_QINT32, in->ndims, in->dims);
+}
+
+static tfpi_code bias_add_run(tp_op_ctx *ctx)
+{
+    float in_min, in_max, b_min, b_max;
+    tfpi_code code;
+    if ((code = tp_q_read_range(ctx, 2, 3, "the input", &in_min, &in_max)) != TFPI_OK ||
+        (code = tp_q_read_range(ctx, 4, 5, "the bias", &b_min, &b_max)) != TFPI_OK)
+        return code;
+    const tfpi_tensor *in = ctx->inputs[0], *bias = ctx->inputs[1];
+    const tp_qtype *t_in = tp_qtype_of(in->dtype), *t_bias = tp_qtype_of(bias->dtype);
+    const tp_qtype *i32 = tp_qtype_of(TFPI_QINT32);
+    float m = (float)(fmaxf(fmaxf(in_max, -in_min), fmaxf(b_max, -b_min)) * 131072.0f);
+    tp_q_quantizer to_out = tp_q_quantizer_make(-m, m, i32);
+    tp_q_dequantizer from_in = tp_q_dequantizer_make(in_min, in_max, t_in);
+    tp_q_dequantizer from_bias = tp_q_dequantizer_make(b_min, b_max, t_bias);
+    const uint32_t zero = (uint32_t)tp_q_f2q(0.0, -m, m, i32);
+    const int64_t channels = bias->dims[0], n = tp_num_elements(in);
+    /* an 8-bit input has 256 codes: their qint32 values once, and each channel's bias */
+    uint32_t codes[256], *biases = malloc(sizeof *biases * (size_t)(channels + 1));
+    if (!biases)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    for (int64_t q = t_in->lo; q <= t_in->hi; q++)
+        codes[q - t_in->lo] = (uint32_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_in, q));
+    for (int64_t c = 0; c < channels; c++)
+        biases[c] = (uint32_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_bias, tp_qcode_get(t_bias, bias->data, c))) +
+                    zero;
+    const uint8_t *x = in->data; /* quint8, or qint8 read as its two's complement byte */
+    const uint8_t flip = t_in->lo < 0 ? 0x80 : 0; /* qint8 byte -> index from lo */
+    int32_t *out = ctx->outputs[0].data;
+    for (int64_t i = 0; channels && i < n; i += channels)
+        for (int64_t c = 0; c < channels; c++)
+            out[i + c] = (int32_t)(codes[(uint8_t)(x[i + c] ^ flip)] + biases[c]);
+    free(biases);
+    tp_q_write_range(ctx, 1, -m, m);
+    return TFPI_OK;
+}
+
+/* ---- QuantizedRelu, QuantizedRelu6, QuantizedReluX ---- */
+
+static tfpi_code relu_prepare_with(tp_op_ctx *ctx, int inputs)
+{
+    tfpi_code code;
+    if ((code = tp_expect_inputs(ctx, inputs, inputs)) != TFPI_OK ||
+        (code = tp_q_expect_scalars(ctx, 1, inputs - 1)) != TFPI_OK)
+        return code;
+    const tfpi_tensor *in = ctx->inputs[0];
+    if (in->dtype != TFPI_QUINT8 && in->dtype != TFPI_QINT32)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "input is %s; this kernel handles quint8 and qint32",
+                       tfpi_dtype_name(in->dtype));
+    if (tp_attr_type(ctx->def, "out_type", TFPI_QUINT8) != in->dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "out_type must equal the input's type %s",
+                       tfpi_dtype_name(in->dtype));
+    return tp_q_prepare_outputs(ctx, in->dtype, in->ndims, in->dims);
+}
+
+static tfpi_code relu_prepare(tp_op_ctx *ctx) { return relu_prepare_with(ctx, 3); }
+static tfpi_code relu_x_prepare(tp_op_ctx *ctx) { return relu_prepare_with(ctx, 4); }
+
+/* Clamps input 0's codes to [code of 0, code of `top`] (no top if NAN). */
+static tfpi_code relu_clamp(tp_op_ctx *ctx, int range_input, float top)
+{
+    float min, max;
+    tfpi_code code = tp_q_read_range(ctx, range_input, range_input + 1, "the features", &min, &max);
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *in = ctx->inputs[0];
+    const tp_qtype *t = tp_qtype_of(in->dtype);
+    int64_t low = tp_q_f2q(0.0, min, max, t), high = isnan(top) ? t->hi : tp_q_f2q(top, min, max, t);
+    const int64_t n = tp_num_elements(in);
+    if (t->bits == 8) {
+        const uint8_t *q = in->data, lo8 = (uint8_t)low, hi8 = (uint8_t)high;
+        uint8_t *out = ctx->outputs[0].data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = q[i] < lo8 ? lo8 : q[i] > hi8 ? hi8 : q[i];
+    } else {
+        const int32_t *q = in->data, lo32 = (int32_t)low, hi32 = (int32_t)high;
+        int32_t *out = ctx->outputs[0].data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = q[i] < lo32 ? lo32 : q[i] > hi32 ? hi32 : q[i];
+    }
+    tp_q_write_range(ctx, 1, min, max);
+    return TFPI_OK;
+}
+
+static tfpi_code relu_run(tp_op_ctx *ctx) { return relu_clamp(ctx, 1, NAN); }
+static tfpi_code relu6_run(tp_op_ctx *ctx) { return relu_clamp(ctx, 1, 6.0f); }
+static tfpi_code relu_x_run(tp_op_ctx *ctx)
+{
+    float top = tp_q_scalar(ctx, 1);
+    if (!isfinite(top))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "max_value %g is not finite", (double)top);
+    return relu_clamp(ctx, 2, top);
+}
+
+/* ---- QuantizedMul, QuantizedAdd ---- */
+
+typedef struct binary_state {
+    tp_broadcast bc;
+} binary_state;
+
+static void binary_release(void *state) { free(state); }
+
+static tfpi_code binary_prepare(tp_op_ctx *ctx)
+{
+    tfpi_code code = tp_q_expect_two_quint8(ctx, "Toutput");
+    if (code != TFPI_OK)
+        return code;
+    binary_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    ctx->state = s;
+    int ndims;
+    int64_t dims[TFPI_MAX_DIMS];
+    char x_shape[96], y_shape[96];
+    if (!tp_broadcast_init(&s->bc, 2, ctx->inputs, &ndims, dims))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "incompatible shapes %s and %s",
+                       tp_shape_string(ctx->inputs[0], x_shape, sizeof x_shape),
+                       tp_shape_string(ctx->inputs[1], y_shape, sizeof y_shape));
+    return tp_q_prepare_outputs(ctx, TFPI_QINT32, ndims, dims);
+}
+
+typedef struct binary_job {
+    const uint8_t *x, *y;
+    int32_t *out;
+    int64_t x_step, y_step;
+    bool add;
+    uint32_t x_zero, y_zero;   /* Mul */
+    uint32_t wx[256], wy[256]; /* Add: each code's qint32 value */
+} binary_job;
+
+static void binary_run_span(void *arg, int64_t out_offset, const int64_t *in_offsets, int64_t length)
+{
+    const binary_job *job = arg;
+    const uint8_t *x = job->x + in_offsets[0], *y = job->y + in_offsets[1];
+    int32_t *out = job->out + out_offset;
+    if (job->add)
+        for (int64_t i = 0; i < length; i++)
+            out[i] = (int32_t)(job->wx[x[i * job->x_step]] + job->wy[y[i * job->y_step]]);
+    else
+        for (int64_t i = 0; i < length; i++)
+            out[i] = (int32_t)(((uint32_t)x[i * job->x_step] - job->x_zero) * ((uint32_t)y[i * job->y_step] - job->y_zero));
+}
+
+static tfpi_code binary_run(tp_op_ctx *ctx, bool add)
+{
+    const binary_state *s = ctx->state;
+    float x_min, x_max, y_min, y_max, out_min, out_max;
+    tfpi_code code;
+    if ((code = tp_q_read_range(ctx, 2, 3, "x", &x_min, &x_max)) != TFPI_OK ||
+        (code = tp_q_read_range(ctx, 4, 5, "y", &y_min, &y_max)) != TFPI_OK)
+        return code;
+    if (!(x_max > x_min) || !(y_max > y_min))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "ranges must not be empty: x [%g, %g], y [%g, %g]",
+                       (double)x_min, (double)x_max, (double)y_min, (double)y_max);
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8), *i32 = tp_qtype_of(TFPI_QINT32);
+    binary_job job = {.x = ctx->inputs[0]->data, .y = ctx->inputs[1]->data, .out = ctx->outputs[0].data,
+                      .x_step = s->bc.strides[0][s->bc.ndims - 1], .y_step = s->bc.strides[1][s->bc.ndims - 1],
+                      .add = add};
+    if (add) {
+        float r = (float)(fmaxf(fabsf(fminf(x_min, y_min)), fabsf(fmaxf(x_max, y_max))) * 16384.0f);
+        out_min = -r;
+        out_max = r;
+        tp_q_widener wx = tp_q_widener_make(x_min, x_max, out_min, out_max);
+        tp_q_widener wy = tp_q_widener_make(y_min, y_max, out_min, out_max);
+        for (int q = 0; q < 256; q++) {
+            job.wx[q] = (uint32_t)tp_q_widen(&wx, q);
+            job.wy[q] = (uint32_t)tp_q_widen(&wy, q);
+        }
+    } else {
+        job.x_zero = (uint32_t)tp_q_f2qu(0.0, x_min, x_max, u8);
+        job.y_zero = (uint32_t)tp_q_f2qu(0.0, y_min, y_max, u8);
+        tp_q_range_for_multiplication(x_min, x_max, y_min, y_max, i32, &out_min, &out_max);
+    }
+    tp_broadcast_walk(&s->bc, 0, s->bc.num_elements, binary_run_span, &job);
+    tp_q_write_range(ctx, 1, out_min, out_max);
+    return TFPI_OK;
+}
+
+static tfpi_code mul_run(tp_op_ctx *ctx) { return binary_run(ctx, false); }
+static tfpi_code add_run(tp_op_ctx *ctx) { return binary_run(ctx, true); }
+
+const tp_kernel tp_kernels_quantized_elementwise[] = {
+    TP_KERNEL("QuantizedBiasAdd", bias_add_prepare, bias_add_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedRelu", relu_prepare, relu_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedRelu6", relu_prepare, relu6_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedReluX", relu_x_prepare, relu_x_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedMul", binary_prepare, mul_run, binary_release, TP_OUTPUTS(3)),
+    TP_KERNEL("QuantizedAdd", binary_prepare, add_run, binary_release, TP_OUTPUTS(3)),
+    TP_KERNELS_END,
+};

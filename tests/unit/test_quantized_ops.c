@@ -1,0 +1,523 @@
+/* test_quantized_ops.c - the 8-bit kernels on small graphs: QuantizeV2 and
+ * Dequantize in every mode against ../shared/docs/quantized.md 6.1's
+ * hand-computed codes, QuantizedBiasAdd, QuantizedRelu6, the pools, and the
+ * integer kernels (QuantizedConv2D on both of its paths, QuantizedMatMul
+ * with transposes, QuantizedMul, QuantizedAdd) against naive int64 loops
+ * (and QuantizedResizeBilinear, the batch and instance norms by hand)
+ * reduced modulo 2^32 on random codes and ranges, on 1 and 3 threads; then
+ * every bad input (inverted, NaN and infinite ranges, mismatched shapes, an
+ * MKL-only op) fails with an error naming the node. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "compute/quantize_math.h"
+#include "op_test.h"
+
+/* Adds float scalar Consts NAME_min and NAME_max. */
+static void range_consts(gb_graph *g, const char *name, float min, float max)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s_min", name);
+    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &min);
+    snprintf(buf, sizeof buf, "%s_max", name);
+    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &max);
+}
+
+/* Runs g and fetches out:0, out:1 and out:2 into got (NULL-filled on error). */
+static tfpi_code run3(gb_graph *g, int threads, tfpi_tensor *got[3], tfpi_status *status)
+{
+    const char *fetch[] = {"out:0", "out:1", "out:2"};
+    memset(got, 0, 3 * sizeof *got);
+    tfpi_code code = op_run_graph(g, 0, NULL, NULL, 3, fetch, got, threads, status);
+    gb_free(g);
+    return code;
+}
+
+static void free3(tfpi_tensor *got[3])
+{
+    for (int i = 0; i < 3; i++)
+        tfpi_tensor_free(got[i]);
+}
+
+static float scalar(tfpi_tensor *t) { return *(const float *)tfpi_tensor_data(t); }
+
+/* QuantizeV2 of x[7] over [min, max] into T with mode; checks codes and range. */
+static void check_quantize(const char *mode, tfpi_dtype dtype, float min, float max, const int want[7],
+                           float want_min, float want_max)
+{
+    const float x[7] = {-1, -0.5f, 0, 0.25f, 0.5f, 1, 1.2f};
+    int64_t n = 7;
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_FLOAT, &n, 1, x);
+    range_consts(g, "x", min, max);
+    Tfpi__NodeDef *node = gb_node(g, "QuantizeV2", "out", "x", "x_min", "x_max", NULL);
+    gd_attr_set_type(node, "T", dtype);
+    gd_attr_set_string(node, "mode", mode);
+    tfpi_tensor *got[3];
+    tfpi_status status;
+    if (run3(g, 1, got, &status) != TFPI_OK) {
+        CHECK_MSG(0, "%s: %s", mode, status.message);
+        return;
+    }
+    const tp_qtype *t = tp_qtype_of(dtype);
+    for (int i = 0; i < 7; i++)
+        CHECK_MSG(tp_qcode_get(t, tfpi_tensor_data(got[0]), i) == want[i], "%s %s x=%g: %lld, want %d", mode,
+                  tfpi_dtype_name(dtype), (double)x[i], (long long)tp_qcode_get(t, tfpi_tensor_data(got[0]), i),
+                  want[i]);
+    CHECK_NEAR(scalar(got[1]), want_min, 1e-6);
+    CHECK_NEAR(scalar(got[2]), want_max, 1e-6);
+    free3(got);
+}
+
+static void test_quantize_v2(void)
+{
+    check_quantize("MIN_FIRST", TFPI_QUINT8, -1, 1, (const int[]){0, 64, 128, 160, 192, 255, 255}, -1, 1);
+    check_quantize("MIN_FIRST", TFPI_QINT8, -1, 1, (const int[]){-128, -64, 0, 32, 64, 127, 127}, -1, 1);
+    check_quantize("MIN_COMBINED", TFPI_QUINT8, -1, 1, (const int[]){0, 64, 128, 159, 191, 255, 255}, -1, 1);
+    check_quantize("MIN_COMBINED", TFPI_QINT8, -1, 1, (const int[]){-128, -64, -1, 31, 63, 127, 127}, -1, 1);
+    check_quantize("SCALED", TFPI_QINT8, -1, 1, (const int[]){-127, -64, 0, 32, 64, 127, 127}, -1.007874f, 1);
+    check_quantize("SCALED", TFPI_QINT8, -0.5f, 2, (const int[]){-64, -32, 0, 16, 32, 64, 76}, -2.015748f, 2);
+    check_quantize("SCALED", TFPI_QUINT8, -1, 1, (const int[]){0, 0, 0, 64, 128, 255, 255}, 0, 1);
+    /* the range is widened to hold 0: [0.5, 1] becomes [0, 1] */
+    check_quantize("MIN_FIRST", TFPI_QUINT8, 0.5f, 1, (const int[]){0, 0, 0, 64, 128, 255, 255}, 0, 1);
+    /* 16 bits: [-1, 1] over 65535 steps */
+    check_quantize("MIN_FIRST", TFPI_QUINT16, -1, 1, (const int[]){0, 16384, 32768, 40960, 49152, 65535, 65535},
+                   -1, 1);
+}
+
+static void test_dequantize_min_combined(void)
+{
+    const uint8_t q[3] = {0, 128, 255};
+    int64_t n = 3;
+    gb_graph *g = gb_new();
+    gb_const(g, "q", TFPI_QUINT8, &n, 1, q);
+    range_consts(g, "q", -1, 1);
+    gd_attr_set_type(gb_node(g, "Dequantize", "out", "q", "q_min", "q_max", NULL), "T", TFPI_QUINT8);
+    tfpi_status status;
+    tfpi_tensor *out = op_run(g, 0, NULL, 1, &status);
+    CHECK_TENSOR_NEAR(out, 1, (int64_t[]){3}, (const float[]){-1.0f, 0.0039216f, 1.0f}, 1e-7);
+}
+
+static void test_bias_add(void)
+{
+    /* docs 6.1: input [-1,1] codes 0, 128, 255 plus bias [0,2] codes 0, 255 */
+    const uint8_t in[6] = {0, 0, 7, 128, 255, 9}, bias[2] = {0, 255};
+    int64_t dims[2] = {3, 2}, c = 2;
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, dims, 2, in);
+    gb_const(g, "b", TFPI_QUINT8, &c, 1, bias);
+    range_consts(g, "x", -1, 1);
+    range_consts(g, "b", 0, 2);
+    gb_node(g, "QuantizedBiasAdd", "out", "x", "b", "x_min", "x_max", "b_min", "b_max", NULL);
+    tfpi_tensor *got[3];
+    tfpi_status status;
+    CHECK_MSG(run3(g, 1, got, &status) == TFPI_OK, "%s", status.message);
+    if (!got[0])
+        return;
+    const int32_t *v = tfpi_tensor_data(got[0]);
+    CHECK_EQ_INT(v[0], -8160);
+    CHECK_EQ_INT(v[3], 16448);
+    CHECK_EQ_INT(v[4], 8224);
+    CHECK(scalar(got[1]) == -262144.0f && scalar(got[2]) == 262144.0f);
+    free3(got);
+}
+
+static void test_relu6_and_pools(void)
+{
+    /* [-2, 10] at 21.25 codes per unit: code of 0 is 0 + 43 = 43, of 6 is 128 (127.5 rounded away) + 43 = 171 */
+    const uint8_t q[4] = {1, 2, 3, 5}, wide[4] = {0, 60, 200, 255};
+    int64_t dims[4] = {1, 2, 2, 1};
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, dims, 4, wide);
+    range_consts(g, "x", -2, 10);
+    gb_node(g, "QuantizedRelu6", "out", "x", "x_min", "x_max", NULL);
+    tfpi_status status;
+    CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, dims, (const uint8_t[]){43, 60, 171, 171});
+
+    int64_t one[4] = {1, 1, 1, 1};
+    for (int average = 0; average < 2; average++) {
+        g = gb_new();
+        gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
+        range_consts(g, "x", 0, 1);
+        Tfpi__NodeDef *node = gb_node(g, average ? "QuantizedAvgPool" : "QuantizedMaxPool", "out", "x", "x_min",
+                                      "x_max", NULL);
+        gd_attr_set_ints(node, "ksize", (const int64_t[]){1, 2, 2, 1}, 4);
+        gd_attr_set_ints(node, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
+        gd_attr_set_string(node, "padding", "VALID");
+        CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, one,
+                     (const uint8_t[]){average ? 2 : 5}); /* 11 / 4 truncates to 2 */
+    }
+    /* SAME 2x2 windows at stride 2 on 3x3: the last window has one pixel inside, the others two or four */
+    const uint8_t nine[9] = {9, 9, 9, 9, 9, 9, 9, 9, 77};
+    int64_t three[4] = {1, 3, 3, 1}, two[4] = {1, 2, 2, 1};
+    g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, three, 4, nine);
+    range_consts(g, "x", 0, 1);
+    Tfpi__NodeDef *node = gb_node(g, "QuantizedAvgPool", "out", "x", "x_min", "x_max", NULL);
+    gd_attr_set_ints(node, "ksize", (const int64_t[]){1, 2, 2, 1}, 4);
+    gd_attr_set_ints(node, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
+    gd_attr_set_string(node, "padding", "SAME");
+    CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, two, (const uint8_t[]){9, 9, 9, 77});
+}
+
+static uint8_t random_code(void) { return (uint8_t)(rand() & 255); }
+
+/* A random range that holds 0 most of the time, but not always. */
+static void random_range(float *min, float *max)
+{
+    *min = op_random(-3, rand() % 8 == 0 ? 1.0f : 0.0f);
+    *max = *min + op_random(0.1f, 5);
+}
+
+/* The naive convolution: sum of (in - zi)(w - zf) over in-image taps, int64, mod 2^32. */
+static void naive_conv(const uint8_t *in, const int64_t *d, const uint8_t *w, const int64_t *wd, int stride,
+                       int64_t top, int64_t left, int64_t zi, int64_t zf, const int64_t *od, int32_t *out)
+{
+    for (int64_t y = 0; y < od[1]; y++)
+        for (int64_t x = 0; x < od[2]; x++)
+            for (int64_t k = 0; k < od[3]; k++) {
+                int64_t sum = 0;
+                for (int64_t fy = 0; fy < wd[0]; fy++)
+                    for (int64_t fx = 0; fx < wd[1]; fx++) {
+                        int64_t iy = y * stride - top + fy, ix = x * stride - left + fx;
+                        if (iy < 0 || iy >= d[1] || ix < 0 || ix >= d[2])
+                            continue;
+                        for (int64_t c = 0; c < d[3]; c++)
+                            sum += (in[(iy * d[2] + ix) * d[3] + c] - zi) * (w[((fy * wd[1] + fx) * wd[2] + c) * wd[3] + k] - zf);
+                    }
+                out[(y * od[2] + x) * od[3] + k] = (int32_t)(uint32_t)(uint64_t)sum;
+            }
+}
+
+static void check_one_conv(int trial)
+{
+    int64_t d[4] = {1, 3 + rand() % 8, 3 + rand() % 8, 1 + rand() % 9};
+    int64_t wd[4] = {1 + rand() % 3, 1 + rand() % 3, d[3], 1 + rand() % 17};
+    int stride = 1 + rand() % 3;
+    bool same = rand() % 2;
+    uint8_t *in = malloc((size_t)(d[1] * d[2] * d[3])), *w = malloc((size_t)(wd[0] * wd[1] * wd[2] * wd[3]));
+    for (int64_t i = 0; i < d[1] * d[2] * d[3]; i++)
+        in[i] = random_code();
+    for (int64_t i = 0; i < wd[0] * wd[1] * wd[2] * wd[3]; i++)
+        w[i] = random_code();
+    float in_min, in_max, w_min, w_max;
+    random_range(&in_min, &in_max);
+    random_range(&w_min, &w_max);
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, d, 4, in);
+    gb_const(g, "w", TFPI_QUINT8, wd, 4, w);
+    range_consts(g, "x", in_min, in_max);
+    range_consts(g, "w", w_min, w_max);
+    Tfpi__NodeDef *node = gb_node(g, "QuantizedConv2D", "out", "x", "w", "x_min", "x_max", "w_min", "w_max", NULL);
+    gd_attr_set_ints(node, "strides", (const int64_t[]){1, stride, stride, 1}, 4);
+    gd_attr_set_string(node, "padding", same ? "SAME" : "VALID");
+    int64_t od[4] = {1, 0, 0, wd[3]};
+    for (int a = 1; a <= 2; a++)
+        od[a] = same ? (d[a] + stride - 1) / stride : (d[a] - wd[a - 1] + stride) / stride;
+    int64_t top = ((od[1] - 1) * stride + wd[0] - d[1] + (same ? 0 : 1)) / 2;
+    int64_t left = ((od[2] - 1) * stride + wd[1] - d[2] + (same ? 0 : 1)) / 2;
+    int32_t *want = malloc(sizeof(int32_t) * (size_t)(od[1] * od[2] * od[3] + 1));
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
+    naive_conv(in, d, w, wd, stride, top, left, tp_q_f2qu(0, in_min, in_max, u8), tp_q_f2qu(0, w_min, w_max, u8),
+               od, want);
+    tfpi_tensor *got[3];
+    tfpi_status status;
+    if (od[1] > 0 && od[2] > 0) {
+        tfpi_code code = run3(g, 1 + 2 * (trial % 2), got, &status);
+        CHECK_MSG(code == TFPI_OK, "conv trial %d: %s", trial, status.message);
+        if (code == TFPI_OK) {
+            CHECK_MSG(memcmp(tfpi_tensor_data(got[0]), want, sizeof(int32_t) * (size_t)(od[1] * od[2] * od[3])) == 0,
+                      "conv trial %d (in %lldx%lldx%lld, filter %lldx%lldx%lld, stride %d, %s, zero %lld) differs",
+                      trial, (long long)d[1], (long long)d[2], (long long)d[3], (long long)wd[0], (long long)wd[1],
+                      (long long)wd[3], stride, same ? "SAME" : "VALID", (long long)tp_q_f2qu(0, in_min, in_max, u8));
+            float min, max;
+            tp_q_range_for_multiplication(in_min, in_max, w_min, w_max, tp_qtype_of(TFPI_QINT32), &min, &max);
+            CHECK(scalar(got[1]) == min && scalar(got[2]) == max);
+            free3(got);
+        }
+    } else {
+        gb_free(g);
+    }
+    free(want);
+    free(in);
+    free(w);
+}
+
+static void test_conv_matches_naive_loop(void)
+{
+    srand(12);
+    for (int trial = 0; trial < 300; trial++)
+        check_one_conv(trial);
+}
+
+static void test_matmul_matches_naive_loop(void)
+{
+    srand(13);
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
+    for (int trial = 0; trial < 100; trial++) {
+        int64_t m = 1 + rand() % 9, k = 1 + rand() % 40, n = 1 + rand() % 300;
+        bool ta = rand() % 2, tb = rand() % 2;
+        uint8_t *a = malloc((size_t)(m * k)), *b = malloc((size_t)(k * n));
+        for (int64_t i = 0; i < m * k; i++)
+            a[i] = random_code();
+        for (int64_t i = 0; i < k * n; i++)
+            b[i] = random_code();
+        float a_min, a_max, b_min, b_max;
+        random_range(&a_min, &a_max);
+        random_range(&b_min, &b_max);
+        int64_t za = tp_q_f2qu(0, a_min, a_max, u8), zb = tp_q_f2qu(0, b_min, b_max, u8);
+        gb_graph *g = gb_new();
+        gb_const(g, "a", TFPI_QUINT8, ta ? (int64_t[]){k, m} : (int64_t[]){m, k}, 2, a);
+        gb_const(g, "b", TFPI_QUINT8, tb ? (int64_t[]){n, k} : (int64_t[]){k, n}, 2, b);
+        range_consts(g, "a", a_min, a_max);
+        range_consts(g, "b", b_min, b_max);
+        Tfpi__NodeDef *node = gb_node(g, "QuantizedMatMul", "out", "a", "b", "a_min", "a_max", "b_min", "b_max", NULL);
+        gd_attr_set_bool(node, "transpose_a", ta);
+        gd_attr_set_bool(node, "transpose_b", tb);
+        tfpi_tensor *got[3];
+        tfpi_status status;
+        if (run3(g, 1 + 2 * (trial % 2), got, &status) == TFPI_OK) {
+            const int32_t *c = tfpi_tensor_data(got[0]);
+            int bad = 0;
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < n; j++) {
+                    int64_t sum = 0;
+                    for (int64_t l = 0; l < k; l++)
+                        sum += (a[ta ? l * m + i : i * k + l] - za) * (b[tb ? j * k + l : l * n + j] - zb);
+                    bad += c[i * n + j] != (int32_t)(uint32_t)(uint64_t)sum;
+                }
+            CHECK_MSG(bad == 0, "matmul trial %d (%lldx%lldx%lld, ta %d, tb %d): %d values differ", trial,
+                      (long long)m, (long long)k, (long long)n, ta, tb, bad);
+            free3(got);
+        } else {
+            CHECK_MSG(0, "matmul trial %d: %s", trial, status.message);
+        }
+        free(a);
+        free(b);
+    }
+}
+
+static void test_mul_and_add(void)
+{
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8), *i32 = tp_qtype_of(TFPI_QINT32);
+    uint8_t x[24], y[4];
+    for (int i = 0; i < 24; i++)
+        x[i] = random_code();
+    for (int i = 0; i < 4; i++)
+        y[i] = random_code();
+    int64_t xd[3] = {2, 3, 4}, yd[1] = {4};
+    for (int add = 0; add < 2; add++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", TFPI_QUINT8, xd, 3, x);
+        gb_const(g, "y", TFPI_QUINT8, yd, 1, y);
+        range_consts(g, "x", -1, 3);
+        range_consts(g, "y", -0.5f, 0.25f);
+        gb_node(g, add ? "QuantizedAdd" : "QuantizedMul", "out", "x", "y", "x_min", "x_max", "y_min", "y_max", NULL);
+        tfpi_tensor *got[3];
+        tfpi_status status;
+        if (run3(g, 1, got, &status) != TFPI_OK) {
+            CHECK_MSG(0, "%s", status.message);
+            continue;
+        }
+        const int32_t *z = tfpi_tensor_data(got[0]);
+        float r = 3.0f * 16384.0f;
+        for (int i = 0; i < 24; i++) {
+            int64_t want;
+            if (add) /* each operand mapped into (-r, r) qint32 and added */
+                want = tp_q_f2qu(tp_q_q2f(0, -1, 3, u8), -r, r, i32) +
+                       x[i] * (tp_q_f2qu(tp_q_q2f(1, -1, 3, u8), -r, r, i32) - tp_q_f2qu(tp_q_q2f(0, -1, 3, u8), -r, r, i32)) +
+                       tp_q_f2qu(tp_q_q2f(0, -0.5f, 0.25f, u8), -r, r, i32) +
+                       y[i % 4] * (tp_q_f2qu(tp_q_q2f(1, -0.5f, 0.25f, u8), -r, r, i32) -
+                                   tp_q_f2qu(tp_q_q2f(0, -0.5f, 0.25f, u8), -r, r, i32));
+            else
+                want = (x[i] - tp_q_f2qu(0, -1, 3, u8)) * (y[i % 4] - tp_q_f2qu(0, -0.5f, 0.25f, u8));
+            CHECK_MSG(z[i] == want, "%s[%d]: %d, want %lld", add ? "add" : "mul", i, z[i], (long long)want);
+        }
+        if (add)
+            CHECK(scalar(got[1]) == -r && scalar(got[2]) == r);
+        free3(got);
+    }
+}
+
+static void test_concat_and_reshape(void)
+{
+    /* [0,1] and [0,2] codes joined on axis 1: the output range is [0,2]; the first input's codes are
+     * requantized through TF's float path (code 255 of [0,1] is 1.0 -> 127.5 -> 128), the second copied */
+    const uint8_t x[4] = {0, 255, 51, 102}, y[2] = {7, 200};
+    const int32_t axis = 1;
+    int64_t x_dims[2] = {2, 2}, y_dims[2] = {2, 1}, out_dims[2] = {2, 3};
+    gb_graph *g = gb_new();
+    gb_const(g, "axis", TFPI_INT32, NULL, 0, &axis);
+    gb_const(g, "x", TFPI_QUINT8, x_dims, 2, x);
+    gb_const(g, "y", TFPI_QUINT8, y_dims, 2, y);
+    range_consts(g, "x", 0, 1);
+    range_consts(g, "y", 0, 2);
+    gd_attr_set_int(gb_node(g, "QuantizedConcat", "out", "axis", "x", "y", "x_min", "y_min", "x_max", "y_max", NULL),
+                    "N", 2);
+    tfpi_tensor *got[3];
+    tfpi_status status;
+    if (run3(g, 1, got, &status) != TFPI_OK) {
+        CHECK_MSG(0, "%s", status.message);
+        return;
+    }
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
+    tp_q_dequantizer dq = tp_q_dequantizer_make(0, 1, u8);
+    tp_q_quantizer qz = tp_q_quantizer_make(0, 2, u8);
+    uint8_t want[6];
+    for (int r = 0; r < 2; r++) {
+        for (int c = 0; c < 2; c++)
+            want[3 * r + c] = (uint8_t)tp_q_quantize_e(&qz, tp_q_dequantize_e(&dq, x[2 * r + c]));
+        want[3 * r + 2] = y[r];
+    }
+    CHECK_EQ_INT(want[1], 128);
+    CHECK_TENSOR(got[0], TFPI_QUINT8, 2, out_dims, want);
+    CHECK(scalar(got[1]) == 0.0f && scalar(got[2]) == 2.0f);
+    tfpi_tensor_free(got[1]);
+    tfpi_tensor_free(got[2]);
+
+    const int32_t shape[2] = {-1, 2};
+    int64_t two = 2, flat = 4, reshaped[2] = {2, 2};
+    g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, &flat, 1, x);
+    gb_const(g, "shape", TFPI_INT32, &two, 1, shape);
+    range_consts(g, "x", -3, 3);
+    gb_node(g, "QuantizedReshape", "out", "x", "shape", "x_min", "x_max", NULL);
+    if (run3(g, 1, got, &status) != TFPI_OK) {
+        CHECK_MSG(0, "%s", status.message);
+        return;
+    }
+    CHECK_TENSOR(got[0], TFPI_QUINT8, 2, reshaped, x);
+    CHECK(scalar(got[1]) == -3.0f && scalar(got[2]) == 3.0f);
+    tfpi_tensor_free(got[1]);
+    tfpi_tensor_free(got[2]);
+}
+
+static void test_resize_bilinear(void)
+{
+    /* docs 6.1: 2x2 {0,255; 255,0} to 4x4, legacy centres, 7-bit weights, truncating steps */
+    const uint8_t q[4] = {0, 255, 255, 0};
+    const int32_t size[2] = {4, 4};
+    int64_t dims[4] = {1, 2, 2, 1}, two = 2, out_dims[4] = {1, 4, 4, 1};
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
+    gb_const(g, "size", TFPI_INT32, &two, 1, size);
+    range_consts(g, "x", -1, 1);
+    gb_node(g, "QuantizedResizeBilinear", "out", "x", "size", "x_min", "x_max", NULL);
+    tfpi_status status;
+    CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, out_dims,
+                 (const uint8_t[]){0, 128, 255, 255, 128, 128, 128, 128, 255, 128, 0, 0, 255, 128, 0, 0});
+}
+
+static void test_norms(void)
+{
+    /* batch norm with mean 0, variance 1, beta 0: the output is t again, as qint32 of +-2^20 */
+    const uint8_t t[3] = {0, 128, 255}, zero = 0, full = 255;
+    int64_t dims[4] = {1, 1, 3, 1}, one = 1;
+    gb_graph *g = gb_new();
+    gb_const(g, "t", TFPI_QUINT8, dims, 4, t);
+    gb_const(g, "m", TFPI_QUINT8, &one, 1, &zero);
+    gb_const(g, "v", TFPI_QUINT8, &one, 1, &full);
+    range_consts(g, "t", -1, 1);
+    range_consts(g, "u", 0, 1);
+    gb_node(g, "QuantizedBatchNormWithGlobalNormalization", "out", "t", "t_min", "t_max", "m", "u_min", "u_max", "v",
+            "u_min", "u_max", "m", "u_min", "u_max", "v", "u_min", "u_max", NULL);
+    tfpi_tensor *got[3];
+    tfpi_status status;
+    if (run3(g, 1, got, &status) == TFPI_OK) {
+        const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8), *i32 = tp_qtype_of(TFPI_QINT32);
+        for (int i = 0; i < 3; i++)
+            CHECK_NEAR(tp_q_q2f(((const int32_t *)tfpi_tensor_data(got[0]))[i], -1048576, 1048576, i32),
+                       tp_q_q2f(t[i], -1, 1, u8), 2e-3);
+        CHECK(scalar(got[2]) == 1048576.0f);
+        free3(got);
+    } else {
+        CHECK_MSG(0, "%s", status.message);
+    }
+    /* instance norm: each channel to mean 0, deviation 1; codes of the output's own range */
+    const uint8_t x[4] = {0, 10, 255, 30};
+    int64_t x_dims[4] = {1, 1, 2, 2};
+    g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, x_dims, 4, x);
+    range_consts(g, "x", 0, 2);
+    gb_node(g, "QuantizedInstanceNorm", "out", "x", "x_min", "x_max", NULL);
+    if (run3(g, 1, got, &status) == TFPI_OK) {
+        /* channel 1 reaches only -+0.99919 (epsilon): -127.4 steps from the middle, code 1 */
+        CHECK_TENSOR(got[0], TFPI_QUINT8, 4, x_dims, (const uint8_t[]){0, 1, 255, 255});
+        CHECK_NEAR(scalar(got[1]), -1.0, 1e-4);
+        CHECK_NEAR(scalar(got[2]), 1.0, 1e-4);
+        tfpi_tensor_free(got[1]);
+        tfpi_tensor_free(got[2]);
+    } else {
+        CHECK_MSG(0, "%s", status.message);
+    }
+}
+
+/* A QuantizedRelu over [min, max] must fail naming node 'out' with fragment. */
+static void check_range_error(float min, float max, const char *fragment)
+{
+    const uint8_t q[2] = {1, 2};
+    int64_t n = 2;
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, &n, 1, q);
+    range_consts(g, "x", min, max);
+    gb_node(g, "QuantizedRelu", "out", "x", "x_min", "x_max", NULL);
+    CHECK_FAILS(g, NULL, "out", "out", fragment);
+    gb_free(g);
+}
+
+static void test_errors(void)
+{
+    check_range_error(1, -1, "min > max");
+    check_range_error(NAN, 1, "not finite");
+    check_range_error(-INFINITY, 1, "not finite");
+    /* a bias that does not match the channels */
+    const uint8_t q[6] = {0};
+    int64_t dims[2] = {2, 3}, c = 2;
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, dims, 2, q);
+    gb_const(g, "b", TFPI_QUINT8, &c, 1, q);
+    range_consts(g, "x", -1, 1);
+    gb_node(g, "QuantizedBiasAdd", "out", "x", "b", "x_min", "x_max", "x_min", "x_max", NULL);
+    CHECK_FAILS(g, NULL, "out", "out", "last dimension");
+    gb_free(g);
+    /* conv with a filter of other depth */
+    g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, (int64_t[]){1, 1, 2, 3}, 4, q);
+    gb_const(g, "w", TFPI_QUINT8, (int64_t[]){1, 1, 2, 1}, 4, q);
+    range_consts(g, "x", -1, 1);
+    Tfpi__NodeDef *node = gb_node(g, "QuantizedConv2D", "out", "x", "w", "x_min", "x_max", "x_min", "x_max", NULL);
+    gd_attr_set_ints(node, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
+    gd_attr_set_string(node, "padding", "SAME");
+    CHECK_FAILS(g, NULL, "out", "out", "channels");
+    gb_free(g);
+    /* an MKL-only fused op */
+    g = gb_new();
+    gb_const(g, "x", TFPI_QUINT8, &c, 1, q);
+    gb_node(g, "QuantizedConv2DWithBiasAndReluAndRequantize", "out", "x", NULL);
+    CHECK_FAILS(g, NULL, "out", "out", "Intel MKL");
+    gb_free(g);
+    /* QuantizeV2 of a range bound that is not a scalar */
+    g = gb_new();
+    gb_const(g, "x", TFPI_FLOAT, &c, 1, (const float[]){1, 2});
+    gb_node(g, "QuantizeV2", "out", "x", "x", "x", NULL);
+    CHECK_FAILS(g, NULL, "out", "out", "float scalar");
+    gb_free(g);
+}
+
+int main(void)
+{
+    RUN(test_quantize_v2);
+    RUN(test_dequantize_min_combined);
+    RUN(test_bias_add);
+    RUN(test_relu6_and_pools);
+    RUN(test_conv_matches_naive_loop);
+    RUN(test_matmul_matches_naive_loop);
+    RUN(test_mul_and_add);
+    RUN(test_concat_and_reshape);
+    RUN(test_resize_bilinear);
+    RUN(test_norms);
+    RUN(test_errors);
+    return check_summary();
+}
