@@ -88,9 +88,12 @@ static tfpi_code quantize_run(tp_op_ctx *ctx)
     if (code != TFPI_OK)
         return code;
     const tp_qtype *t = tp_qtype_of(ctx->outputs[0].dtype);
-    /* TF 1.15's range adjustment: hold 0, at least 1% of the magnitude wide */
+    /* TF 1.15's range adjustment: hold 0, at least 1% of the magnitude wide
+     * (TF 2.x graphs carry ensure_minimum_range, a factor instead of / 100) */
     float min = fminf(0.0f, in_min);
-    float epsilon = fmaxf(1.0f, fmaxf(fabsf(in_min), fabsf(in_max))) / 100.0f;
+    float magnitude = fmaxf(1.0f, fmaxf(fabsf(in_min), fabsf(in_max)));
+    const Tfpi__AttrValue *ensure = tp_attr(ctx->def, "ensure_minimum_range");
+    float epsilon = ensure ? (float)(magnitude * ensure->f) : magnitude / 100.0f;
     float max = fmaxf(0.0f, fmaxf(in_max, (float)(min + epsilon)));
     const float *x = ctx->inputs[0]->data;
     void *out = ctx->outputs[0].data;

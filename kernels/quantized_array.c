@@ -55,6 +55,9 @@ static tfpi_code concat_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "expects concat_dim, N >= 2 values, N mins and N maxes; has %d inputs", ctx->num_inputs);
     tfpi_code code = tp_q_expect_scalars(ctx, 1 + n, 2 * n);
+    if (code == TFPI_OK && tp_attr_int(ctx->def, "N", n) != n)
+        code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute N = %lld, but the node has %d values",
+                       (long long)tp_attr_int(ctx->def, "N", n), n);
     const tfpi_tensor *first = ctx->inputs[1];
     if (code == TFPI_OK && first->dtype != TFPI_QUINT8 && first->dtype != TFPI_QINT32)
         code = tp_fail(ctx, TFPI_UNIMPLEMENTED, "values are %s; this kernel handles quint8 and qint32",
@@ -109,33 +112,35 @@ static tfpi_code concat_run(tp_op_ctx *ctx)
     for (int d = axis + 1; d < out->ndims; d++)
         inner *= out->dims[d];
     tp_q_quantizer to_out = tp_q_quantizer_make(out_min, out_max, t);
-    int64_t at = 0;
-    for (int64_t o = 0; o < outer; o++) {
-        for (int i = 0; i < n; i++) {
-            const tfpi_tensor *in = ctx->inputs[1 + i];
-            float min = tp_q_scalar(ctx, 1 + n + i), max = tp_q_scalar(ctx, 1 + 2 * n + i);
-            int64_t piece = in->dims[axis] * inner, from = o * piece;
-            if (min == out_min && max == out_max) {
-                size_t size = tfpi_dtype_size(in->dtype);
+    const int64_t out_piece = out->dims[axis] * inner;
+    const size_t size = tfpi_dtype_size(out->dtype);
+    int64_t offset = 0; /* of input i's piece within each output piece */
+    for (int i = 0; i < n; i++) {
+        const tfpi_tensor *in = ctx->inputs[1 + i];
+        const float min = tp_q_scalar(ctx, 1 + n + i), max = tp_q_scalar(ctx, 1 + 2 * n + i);
+        const int64_t piece = in->dims[axis] * inner;
+        const bool same = min == out_min && max == out_max;
+        tp_q_dequantizer dq = tp_q_dequantizer_make(min, max, t);
+        uint8_t codes[256]; /* quint8: each code's requantized code */
+        for (int c = 0; !same && t->dtype == TFPI_QUINT8 && c < 256; c++)
+            codes[c] = (uint8_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&dq, c));
+        for (int64_t o = 0; o < outer; o++) {
+            const int64_t from = o * piece, at = o * out_piece + offset;
+            if (same) {
                 memcpy((char *)out->data + (size_t)at * size, (const char *)in->data + (size_t)from * size,
                        (size_t)piece * size);
-            } else if (t->dtype == TFPI_QUINT8) { /* 256 codes: a table */
-                tp_q_dequantizer dq = tp_q_dequantizer_make(min, max, t);
-                uint8_t codes[256];
-                for (int c = 0; c < 256; c++)
-                    codes[c] = (uint8_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&dq, c));
+            } else if (t->dtype == TFPI_QUINT8) {
                 const uint8_t *q = (const uint8_t *)in->data + from;
-                uint8_t *o = (uint8_t *)out->data + at;
+                uint8_t *dst = (uint8_t *)out->data + at;
                 for (int64_t e = 0; e < piece; e++)
-                    o[e] = codes[q[e]];
+                    dst[e] = codes[q[e]];
             } else {
-                tp_q_dequantizer dq = tp_q_dequantizer_make(min, max, t);
                 for (int64_t e = 0; e < piece; e++)
                     tp_qcode_set(t, out->data, at + e,
                                  tp_q_quantize_e(&to_out, tp_q_dequantize_e(&dq, tp_qcode_get(t, in->data, from + e))));
             }
-            at += piece;
         }
+        offset += piece;
     }
     tp_q_write_range(ctx, 1, out_min, out_max);
     return TFPI_OK;

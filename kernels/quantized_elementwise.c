@@ -108,7 +108,14 @@ static tfpi_code relu_clamp(tp_op_ctx *ctx, int range_input, float top)
     if (t->bits == 8) {
         const uint8_t *q = in->data, lo8 = (uint8_t)low, hi8 = (uint8_t)high;
         uint8_t *out = ctx->outputs[0].data;
-        for (int64_t i = 0; i < n; i++)
+        enum { BLOCK = 64 }; /* fixed trip counts: vectorized */
+        int64_t i = 0;
+        for (; i + BLOCK <= n; i += BLOCK)
+            for (int j = 0; j < BLOCK; j++) {
+                uint8_t v = q[i + j] < lo8 ? lo8 : q[i + j];
+                out[i + j] = v > hi8 ? hi8 : v;
+            }
+        for (; i < n; i++)
             out[i] = q[i] < lo8 ? lo8 : q[i] > hi8 ? hi8 : q[i];
     } else {
         const int32_t *q = in->data, lo32 = (int32_t)low, hi32 = (int32_t)high;

@@ -1,7 +1,10 @@
 /* label_image - classifies one image with a frozen graph and prints the top
  * labels as "<label> (<index>): <score>", like TensorFlow's pi_examples
  * label_image. With no flags it runs the default MobileNet v1 0.25 224 model
- * that download_dependencies.sh provides on grace_hopper.jpg. */
+ * that download_dependencies.sh provides on grace_hopper.jpg. An Object
+ * Detection API graph (--input_layer=image_tensor, uint8) gets the picture
+ * as it is and its best detections are the labels: "<label> (<class>):
+ * <score>". */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include "labels.h"
 #include "limit_flags.h"
 #include "model_flags.h"
+#include "object_detector.h"
 #include "tfpi.h"
 #include "top_k.h"
 #include "xor_cipher.h"
@@ -127,6 +131,35 @@ static int print_top_labels(const options *o, const tfpi_tensor *scores, const l
     return rc;
 }
 
+static bool is_detector(const options *o, const tfpi_graph *graph)
+{
+    return strcmp(o->model.input_layer, "image_tensor") == 0 &&
+           tfpi_graph_node_dtype(graph, o->model.input_layer) == TFPI_UINT8;
+}
+
+/* The top_k detections of an Object Detection API graph as labels. */
+static int print_detections(const options *o, const tfpi_graph *graph, const char *image_path,
+                            const label_list *labels, const char *graph_path)
+{
+    enum { MAX_DETECTIONS = 100 };
+    tfpi_status status = {0};
+    tfpi_image image = {0};
+    detection found[MAX_DETECTIONS];
+    tfpi_session_options session_options = {.num_threads = o->num_threads};
+    tfpi_session *session = NULL;
+    int count = -1, max = o->top_k < MAX_DETECTIONS ? o->top_k : MAX_DETECTIONS;
+    if (tfpi_image_load(image_path, &image, &status) != TFPI_OK)
+        fprintf(stderr, "error: --image: %s\n", status.message);
+    else if (!(session = tfpi_session_new(graph, &session_options, &status)) ||
+             (count = detect_objects(session, &image, labels, 0, found, max, &status)) < 0)
+        fprintf(stderr, "error: --graph: %s: %s\n", graph_path, status.message);
+    for (int i = 0; i < count; i++)
+        printf("%s (%d): %g\n", found[i].label, found[i].class_id, (double)found[i].score);
+    tfpi_session_free(session);
+    tfpi_image_free(&image);
+    return count < 0;
+}
+
 static int label_image(const options *o)
 {
     tfpi_status status = {0};
@@ -143,6 +176,8 @@ static int label_image(const options *o)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (!(graph = load_graph(o, graph_path, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
+    else if (is_detector(o, graph))
+        rc = print_detections(o, graph, image_path, &labels, graph_path);
     else if (!(input = input_tensor(o, graph, image_path, &status)))
         fprintf(stderr, "error: --image: %s\n", status.message);
     else if (!(scores = classify(o, graph, input, &status)))

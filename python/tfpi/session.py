@@ -70,5 +70,13 @@ class Session:
         finally:
             for t in tensors:
                 lib.tfpi_tensor_free(t)
-        results = [from_tensor(outputs[i]) for i in range(len(fetch_list))]
+        results = []
+        try:
+            for i in range(len(fetch_list)):
+                tensor, outputs[i] = outputs[i], None
+                results.append(from_tensor(tensor))  # frees tensor
+        finally:
+            for tensor in outputs:
+                if tensor:
+                    lib.tfpi_tensor_free(tensor)
         return results[0] if single else results

@@ -36,12 +36,15 @@ struct tp_qgemm_isa {
 
 static bool always(void) { return true; }
 
+#if defined(__AVX512VNNI__) || defined(__ARM_NEON)
+/* The 4 codes at p as one 32-bit lane, to broadcast. */
 static uint32_t quad(const uint8_t *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
     return v;
 }
+#endif
 
 /* ---- plain C, 4 x 16 ---- */
 static void micro_c(const uint8_t *const *a, const uint8_t *panel, int64_t quads, uint32_t *raw)
@@ -278,8 +281,13 @@ void tp_qgemm_packed_rows(const tp_qgemm_packed *p, const uint8_t *a, int64_t ld
                 isa->micro(row, panel, p->quads, raw);
                 for (int r = 0; r < height; r++) {
                     int32_t *out = c + (b0 + r0 + r) * ldc + j0;
-                    for (int j = 0; j < width; j++)
-                        out[j] = (int32_t)(raw[r * isa->nr + j] + row_term[r0 + r] - za * p->col_sums[j0 + j]);
+                    const uint32_t *tile = raw + r * isa->nr, *sums = p->col_sums + j0, term = row_term[r0 + r];
+                    int j = 0;
+                    for (; j + 16 <= width; j += 16) /* fixed trip count: vectorized */
+                        for (int v = 0; v < 16; v++)
+                            out[j + v] = (int32_t)(tile[j + v] + term - za * sums[j + v]);
+                    for (; j < width; j++)
+                        out[j] = (int32_t)(tile[j] + term - za * sums[j]);
                 }
             }
         }
