@@ -358,6 +358,7 @@ def structure_cases(c):
     c.error("colon_no_index", [a, node("y", "Identity", ["a:"])], "node 'y'")
     c.error("negative_index", [a, node("y", "Identity", ["a:-1"])], "node 'y'")
     c.error("identity_no_input", [node("y", "Identity")], "node 'y'")
+    c.error("where_no_input", [node("w", "Where"), node("y", "Identity", ["w"])], "node 'w' \\(Where\\).*inputs")
     c.error("op_with_nul", [a, encode_node(Node("y", "Identity\0Evil", ["a"]))], "node 1 .*op holds a NUL")
     c.error("name_with_nul", [a, encode_node(Node("y\0z", "Identity", ["a"]))], "node 1 .*name holds a NUL")
     c.error("duplicate_attr_key", [a, encode_node(node("y", "Identity", ["a"]),
