@@ -140,7 +140,7 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
     const tfpi_graph *g = s->resolved ? s->resolved : s->graph;
     if (tp_flow_needed(g, feed_names, num_feeds, fetch_names, num_fetches))
         s->flow = tp_flow_plan_new(g, feed_names, num_feeds, fetch_names, num_fetches, s->pool,
-                                   s->max_loop_iterations, status);
+                                   s->max_loop_iterations, s->max_memory, status);
     else
         s->plan = tp_plan_new(g, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool,
                               s->max_memory, status);
@@ -172,28 +172,6 @@ static tfpi_code check_arguments(const char *const *feed_names, tfpi_tensor *con
     for (int i = 0; i < num_fetches; i++)
         if (!fetch_names[i])
             return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "fetch %d has no name", i);
-    return TFPI_OK;
-}
-
-/* Runs the plan's steps; with profile non-NULL, times each one. */
-static tfpi_code execute(tp_plan *plan, tfpi_node_profile *profile, tfpi_status *status)
-{
-    double run_start = profile ? tp_now_us() : 0;
-    for (int s = 0, record = 0; s < plan->num_steps; s++) {
-        tp_plan_node *pn = &plan->nodes[plan->steps[s]];
-        if (pn->fused)
-            continue;
-        double start = profile ? tp_now_us() : 0;
-        tfpi_code code = pn->kernel->run(&pn->ctx);
-        if (code != TFPI_OK) {
-            *status = plan->status;
-            return code;
-        }
-        if (profile) {
-            profile[record].start_us = start - run_start;
-            profile[record++].duration_us = tp_now_us() - start;
-        }
-    }
     return TFPI_OK;
 }
 
@@ -229,7 +207,10 @@ int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **
 
 size_t tfpi_session_arena_bytes(const tfpi_session *session)
 {
-    return session->plan ? session->plan->arena_size : 0; /* a flow plan has no arena */
+    size_t bytes = session->plan ? session->plan->arena_size : 0;
+    for (int i = 0; session->flow && i < session->flow->num_regions; i++) /* its regions' plans */
+        bytes += session->flow->regions[i].plan ? session->flow->regions[i].plan->arena_size : 0;
+    return bytes;
 }
 
 tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
@@ -259,7 +240,7 @@ tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
     if (session->profiling && !session->profile &&
         !(session->profile = tp_profile_new(plan, &session->num_profiled)))
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
-    if ((code = execute(plan, session->profiling ? session->profile : NULL, status)) != TFPI_OK)
+    if ((code = tp_plan_execute(plan, session->profiling ? session->profile : NULL, status)) != TFPI_OK)
         return code;
     for (int i = 0; i < num_fetches; i++) {
         outputs[i] = tp_tensor_clone(tp_plan_tensor(plan, plan->fetches[i]), status);
