@@ -89,6 +89,10 @@ typedef struct tp_flow_region {
     bool planned;         /* a plan was attempted for planned_inputs */
     tfpi_tensor *planned_inputs; /* dtype and shape per input */
     uint64_t reserved;    /* the plan's bytes, counted in the value pool */
+    /* With profiling on: the time of each step the plan ran, from the
+     * start of the flow run; profiled says this run filled them. */
+    tfpi_node_profile *timings;
+    bool profiled;
 } tp_flow_region;
 
 typedef struct tp_flow_plan {
@@ -109,6 +113,8 @@ typedef struct tp_flow_plan {
     tp_value_pool pool; /* buffers reused across runs; its budget is the session's */
     tp_threadpool *threads;
     int64_t max_iterations;
+    bool profiling;      /* regions time their steps */
+    double run_start_us; /* when the current run started (profiling) */
 } tp_flow_plan;
 
 /* True if the nodes the fetches need (not looking past fed nodes) include a

@@ -144,6 +144,7 @@ static void free_region(tp_flow_region *r)
     free(r->inputs);
     free(r->outputs);
     free(r->planned_inputs);
+    free(r->timings);
     memset(r, 0, sizeof *r);
 }
 

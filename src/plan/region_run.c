@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "plan/flow_plan.h"
 #include "plan/plan.h"
 
@@ -58,6 +59,8 @@ static void forget_region_plan(tp_flow_plan *plan, tp_flow_region *r)
 {
     tp_plan_free(r->plan);
     r->plan = NULL;
+    free(r->timings);
+    r->timings = NULL;
     tp_value_pool_unreserve(&plan->pool, r->reserved);
     r->reserved = 0;
     r->planned = false;
@@ -105,7 +108,13 @@ static tfpi_code run_planned(tp_flow_plan *plan, tp_flow_region *r, tp_value *co
     for (int i = 0; i < r->num_inputs; i++)
         if (p->nodes[p->feeds[i].node].needed && inputs[i]->t.dtype != TFPI_STRING)
             memcpy(tp_plan_tensor(p, p->feeds[i])->data, inputs[i]->t.data, tp_byte_size(&inputs[i]->t));
-    tfpi_code code = tp_plan_execute(p, NULL, status);
+    if (plan->profiling && !r->timings && !(r->timings = calloc((size_t)p->num_steps + 1, sizeof *r->timings)))
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
+    double start = plan->profiling ? tp_now_us() : 0;
+    tfpi_code code = tp_plan_execute(p, plan->profiling ? r->timings : NULL, status);
+    for (int s = 0; plan->profiling && s < p->num_steps; s++)
+        r->timings[s].start_us += start - plan->run_start_us;
+    r->profiled = plan->profiling;
     for (int o = 0; code == TFPI_OK && o < r->num_outputs; o++) {
         const tfpi_tensor *t = tp_plan_tensor(p, p->fetches[o]);
         if (!(outputs[o] = tp_flow_new_value(plan, r->outputs[o].node, r->outputs[o].index, t, status)))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "run/flow_run.h"
 
 typedef struct iteration {
@@ -535,6 +536,7 @@ tfpi_code tp_flow_run(tp_flow_plan *plan, tfpi_tensor *const *feeds, tfpi_tensor
                       tfpi_status *status)
 {
     run_state r = {.plan = plan, .status = status};
+    plan->run_start_us = plan->profiling ? tp_now_us() : 0;
     r.fetched = calloc((size_t)plan->num_fetches + 1, sizeof *r.fetched);
     r.fetch_cause = calloc((size_t)plan->num_fetches + 1, sizeof *r.fetch_cause);
     r.fed = calloc((size_t)plan->num_feeds + 1, sizeof *r.fed);

@@ -197,6 +197,39 @@ void tfpi_session_set_max_loop_iterations(tfpi_session *session, int64_t limit)
 void tfpi_session_set_profiling(tfpi_session *session, int enabled)
 {
     session->profiling = enabled != 0;
+    if (session->flow)
+        session->flow->profiling = session->profiling;
+}
+
+/* A control-flow graph's profile: the steps its regions' static plans ran
+ * in the last run (the nodes run one at a time are not timed). */
+static tfpi_code collect_region_profiles(tfpi_session *s, tfpi_status *status)
+{
+    free(s->profile);
+    s->profile = NULL;
+    s->num_profiled = 0;
+    for (int i = 0; i < s->flow->num_regions; i++) {
+        tp_flow_region *r = &s->flow->regions[i];
+        int count = 0;
+        tfpi_node_profile *records = r->profiled && r->plan ? tp_profile_new(r->plan, &count) : NULL;
+        tfpi_node_profile *all = records ? realloc(s->profile, sizeof *all * ((size_t)s->num_profiled + count + 1)) : NULL;
+        if (records && !all) {
+            free(records);
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
+        }
+        for (int k = 0; k < count; k++) {
+            records[k].start_us = r->timings[k].start_us;
+            records[k].duration_us = r->timings[k].duration_us;
+        }
+        if (records) {
+            memcpy(all + s->num_profiled, records, sizeof *all * (size_t)count);
+            s->profile = all;
+            s->num_profiled += count;
+        }
+        free(records);
+        r->profiled = false;
+    }
+    return TFPI_OK;
 }
 
 int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **nodes)
@@ -230,8 +263,16 @@ tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
     if (!plan_matches(session, feed_names, feeds, num_feeds, fetch_names, num_fetches) &&
         (code = replan(session, feed_names, feeds, num_feeds, fetch_names, num_fetches, status)) != TFPI_OK)
         return code;
-    if (session->flow)
-        return run_flow(session, feed_names, feeds, outputs, status);
+    if (session->flow) {
+        session->flow->profiling = session->profiling;
+        code = run_flow(session, feed_names, feeds, outputs, status);
+        if (code == TFPI_OK && session->profiling && (code = collect_region_profiles(session, status)) != TFPI_OK)
+            for (int i = 0; i < num_fetches; i++) {
+                tfpi_tensor_free(outputs[i]);
+                outputs[i] = NULL;
+            }
+        return code;
+    }
     tp_plan *plan = session->plan;
     for (int f = 0; f < num_feeds; f++) {
         if (plan->nodes[plan->feeds[f].node].needed && feeds[f]->dtype != TFPI_STRING)

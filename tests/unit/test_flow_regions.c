@@ -1,8 +1,9 @@
 /* test_flow_regions.c - the ordinary nodes of a control-flow graph run as
  * static plans (regions) while the dynamic executor runs the control flow:
- * a convolution with bias and Relu after a while loop gets an arena, is
- * re-planned when its input's shape changes (the arena grows with it) and
- * gives the hand-computed values every time; after a tf.cond's Merge the
+ * a convolution with bias and Relu after a while loop gets an arena and
+ * fused epilogues (the profile lists the planned steps), is re-planned when
+ * its input's shape changes (the arena grows with it) and gives the
+ * hand-computed values every time; after a tf.cond's Merge the
  * nodes are planned, inside a branch they stay dynamic (an untaken branch's
  * node is dead, and the error names the Switch); and the executor's values
  * count against the session's memory budget (a loop doubling a tensor
@@ -61,6 +62,8 @@ static void test_region_after_loop(void)
     tfpi_graph *graph = gb_load(g, &status);
     tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
     CHECK_MSG(session, "%s", status.message);
+    if (session)
+        tfpi_session_set_profiling(session, 1);
     const char *names[] = {"n", "x"}, *fetch = "out";
     /* n, and the side of x = 0, 1, 2, ...: out = relu(2 * s * x - 5) */
     const struct { int32_t n; int64_t side; } runs[] = {
@@ -83,6 +86,13 @@ static void test_region_after_loop(void)
                   status.message);
         CHECK_TENSOR(out, TFPI_FLOAT, 4, dims, want);
         arena[i] = tfpi_session_arena_bytes(session);
+        /* the planned steps are profiled: Cast, Mul and the Conv2D that
+         * absorbed BiasAdd and Relu */
+        const tfpi_node_profile *steps;
+        int count = tfpi_session_profile(session, &steps);
+        CHECK_MSG(count == 3 && !strcmp(steps[0].name, "s") && !strcmp(steps[1].name, "scaled") &&
+                      !strcmp(steps[2].name, "conv") && !strcmp(steps[2].op, "Conv2D") && steps[2].duration_us >= 0,
+                  "run %d: %d steps profiled", i, count);
         tfpi_tensor_free(feeds[0]);
         tfpi_tensor_free(feeds[1]);
     }
