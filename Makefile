@@ -3,8 +3,9 @@
 #   make [TARGET=LINUX|PI|PI64|AARCH64|ARMV6] [HOST_OS=...] [OPTFLAGS=...]
 #        [STATIC=0|1] [SANITIZE=1] [VALGRIND=1] [TF_OP_FILES=path]
 #   make test      builds and runs the test suite (under qemu-user for ARM)
-#   make fuzz [FUZZ_SECONDS=N]  builds the libFuzzer harnesses (tests/fuzz/)
-#                  with clang and runs each for N seconds
+#   make fuzz [FUZZ_SECONDS=N] [FUZZ_RUNS=N] [FUZZ_MAX_LEN=N] [FUZZ_ONLY=name]
+#                  builds the libFuzzer harnesses (tests/fuzz/) with clang
+#                  and runs each for N seconds (or N executions)
 #   make bench     benchmarks the large models (see README)
 #   make install   [PREFIX=/usr/local] [DESTDIR=...]; make uninstall undoes it
 #   make deb       Debian packages for the TARGET (see packaging/)
@@ -266,6 +267,9 @@ bench: $(TOOL_BINS) $(BIN)/fp32_peak
 
 # ---- fuzzing ---------------------------------------------------------------
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_MAX_LEN ?=
+FUZZ_ONLY ?=
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(wildcard tests/fuzz/*.c))
 fuzzers: $(FUZZERS)
 $(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(TRANSFORM_OBJS) $(LIBTOOLS) $(LIBTFPI)
@@ -276,7 +280,8 @@ $(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(TRANSFORM_OBJS) $(LIBTOOLS) $(LIBTFPI)
 fuzz:
 	$(MAKE) all
 	$(MAKE) FUZZ=1 fuzzers
-	BIN=gen/$(target)-fuzz/bin TOOLS=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run_fuzzers.sh
+	BIN=gen/$(target)-fuzz/bin TOOLS=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) \
+	    FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) FUZZ_ONLY=$(FUZZ_ONLY) sh tests/fuzz/run_fuzzers.sh
 
 # ---- install ---------------------------------------------------------------
 # packaging/install.sh copies this target's build (or removes it again); the
