@@ -207,12 +207,22 @@ $(BIN)/transform_graph: $(OBJ)/tools/transform_graph.o $(TRANSFORM_OBJS) $(LIBTO
 # camera.c holds main(); the other objects also go into tests/unit/test_camera_*.
 # The libcamera back end (C++) is built only natively (no cross prefix, not
 # STATIC=1) and only when pkg-config finds libcamera (Debian: libcamera-dev).
+# Programs with the C++ back end link with $(CXX), which brings the C++
+# runtime (and, with SANITIZE=1, the sanitizers' C++ parts); CC=clang[-N]
+# makes the default CXX clang++[-N] so both halves use one compiler's runtime.
 CAMERA_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(filter-out %/camera.c,$(wildcard pi_examples/camera/*.c)))
 CAMERA_LDLIBS :=
+CAMERA_LD := $(CC)
+ifeq ($(origin CXX),default)
+ifneq ($(findstring clang,$(CC)),)
+CXX := $(subst clang,clang++,$(CC))
+endif
+endif
 ifeq ($(CROSS_PREFIX)$(filter 1,$(STATIC)),)
 ifeq ($(shell pkg-config --exists libcamera 2>/dev/null && echo yes),yes)
 CAMERA_OBJS += $(OBJ)/pi_examples/camera/capture_libcamera.o
-CAMERA_LDLIBS := $(shell pkg-config --libs libcamera) -lstdc++
+CAMERA_LDLIBS := $(shell pkg-config --libs libcamera)
+CAMERA_LD := $(CXX)
 CAMERA_CXXFLAGS := $(filter-out -std=c11,$(CFLAGS)) -std=c++17 \
                    $(patsubst -I%,-isystem %,$(shell pkg-config --cflags libcamera))
 $(OBJ)/pi_examples/camera/capture.o: CFLAGS += -DTFPI_HAVE_LIBCAMERA
@@ -227,14 +237,14 @@ all tools tests: $(BIN)/camera
 $(BIN)/camera: $(OBJ)/pi_examples/camera/camera.o $(CAMERA_OBJS) $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
+	$(Q)$(CAMERA_LD) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
 
 $(OBJ)/tests/unit/test_camera_%.o: CFLAGS += -Ipi_examples/camera
 $(BIN)/tests/test_camera_%: $(OBJ)/tests/unit/test_camera_%.o $(CAMERA_OBJS) $(TEST_COMMON_OBJS) \
                             $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
+	$(Q)$(CAMERA_LD) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
 # An LD_PRELOAD stand-in webcam for tests/cli/test_camera.sh (native builds only).
 ifeq ($(CROSS_PREFIX),)
 tests: $(LIB)/fake_v4l2.so
