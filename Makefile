@@ -168,11 +168,14 @@ $(LIBTFPI) $(LIBTOOLS):
 
 # The shared library: the same objects, only tfpi_* exported (src/libtfpi.map),
 # linked against the target's shared libraries whatever STATIC says; the
-# soname and the development symlink sit beside it.
+# soname and the development symlink sit beside it. Every symbol must resolve
+# (--no-undefined), except under the sanitizers: clang leaves their runtime
+# to the executable that loads the library.
+SO_NO_UNDEFINED := $(if $(SANITIZE)$(FUZZ),,-Wl,--no-undefined)
 $(LIBTFPI_SO): $(LIB_OBJS) src/libtfpi.map
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libtfpi.map -Wl,--no-undefined \
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libtfpi.map $(SO_NO_UNDEFINED) \
 	    $(filter-out -static,$(LDFLAGS)) $(LIB_OBJS) $(LDLIBS) -o $@
 	$(Q)ln -sfn libtfpi.so.$(VERSION) $(LIB)/$(SONAME)
 	$(Q)ln -sfn $(SONAME) $(LIB)/libtfpi.so
