@@ -3,17 +3,22 @@
 # TensorArray, the while loop and the gathered outputs) against numpy's
 # cell equations: every output step and the final state within 1e-5, for
 # inputs of 1, 5 and 12 steps (the trip count comes from the fed shape),
-# on 1 and 3 threads; summarize_graph and benchmark_model take them too.
+# on 1 and 3 threads; a CTC OCR head (bidirectional LSTM through
+# ReverseSequence, CTCGreedyDecoder, SparseToDense) gives numpy's labels
+# exactly and its log probability within 1e-4; summarize_graph and
+# benchmark_model take them too.
 . tests/cli/lib.sh
 PY=/usr/bin/python3
 "$PY" tests/cli/rnn_graphs.py "$CLI_TMP"
 
-# close NAME GOT WANT : max |GOT - WANT| <= 1e-5
+# close NAME GOT WANT [BOUND] : same shape, max |GOT - WANT| <= BOUND (default 1e-5; 0: equal)
 close() {
-    d=$("$PY" -c "import numpy as n, sys; a, b = n.load(sys.argv[1]), n.load(sys.argv[2]);
-print('%.1e' % abs(a - b).max() if a.shape == b.shape else 'shape %s vs %s' % (a.shape, b.shape))" "$2" "$3" 2>&1)
+    d=$("$PY" -c "import numpy as n, sys; a, b = n.load(sys.argv[1]), n.load(sys.argv[2])
+if a.shape != b.shape: print('shape %s vs %s' % (a.shape, b.shape))
+else: print('%.1e' % abs(a - b).max() if a.size else '0')" "$2" "$3" 2>&1)
     case $d in
-    [0-9]*) ok=$("$PY" -c "import sys; print('yes' if float(sys.argv[1]) <= 1e-5 else 'no')" "$d") ;;
+    [0-9]*) ok=$("$PY" -c "import sys; print('yes' if float(sys.argv[1]) <= float(sys.argv[2]) else 'no')" "$d" \
+        "${4:-1e-5}") ;;
     *) ok=no ;;
     esac
     cli_result "$1 (max |d| $d)" "$ok" "$d"
@@ -35,6 +40,21 @@ for cell in lstm gru; do
             close "$cell dynamic_rnn, $steps steps, $threads threads: final state" "$stem.got_state.npy" \
                 "$stem.state.npy"
         done
+    done
+done
+
+for steps in 1 6 16; do
+    for threads in 1 3; do
+        stem=$CLI_TMP/ctc_T$steps
+        run_tool run_graph --graph="$CLI_TMP/ctc.pb" --input=x="$stem.npy" --num_threads=$threads \
+            --output=labels="$stem.got_labels.npy" --output=decoder:3="$stem.got_log_probability.npy"
+        if [ "$rc" -ne 0 ]; then
+            cli_result "CTC OCR head, $steps steps, $threads threads" no "$(head -c 300 "$CLI_TMP/err")"
+            continue
+        fi
+        close "CTC OCR head, $steps steps, $threads threads: labels" "$stem.got_labels.npy" "$stem.labels.npy" 0
+        close "CTC OCR head, $steps steps, $threads threads: log probability" "$stem.got_log_probability.npy" \
+            "$stem.log_probability.npy" 1e-4
     done
 done
 
