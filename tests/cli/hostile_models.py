@@ -370,6 +370,9 @@ def structure_cases(c):
         node("value", "Fill", ["rows", "fill"], T=FLOAT),
         node("y", "TensorArrayScatterV3", ["ta", "idx", "value", "ta:1"], T=FLOAT)],
         "node 'y'.*index 0 is scattered twice")
+    # a NextIteration with no loop around it would cycle the root frame to the iteration limit (fuzz_graphdef)
+    c.error("next_iteration_outside_loop", [a, node("y", "NextIteration", ["a"])],
+            "node 'y' \\(NextIteration\\) is not inside a while loop")
     c.error("op_with_nul", [a, encode_node(Node("y", "Identity\0Evil", ["a"]))], "node 1 .*op holds a NUL")
     c.error("name_with_nul", [a, encode_node(Node("y\0z", "Identity", ["a"]))], "node 1 .*name holds a NUL")
     c.error("duplicate_attr_key", [a, encode_node(node("y", "Identity", ["a"]),
