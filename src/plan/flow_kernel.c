@@ -150,7 +150,8 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
     memset(fn->ctx_outputs, 0, sizeof *fn->ctx_outputs * (size_t)fn->num_outputs);
     tp_op_ctx ctx = {.def = gn->def, .graph = plan->graph, .num_inputs = gn->num_inputs,
                      .inputs = fn->ctx_inputs, .num_outputs = fn->num_outputs, .outputs = fn->ctx_outputs,
-                     .pool = plan->threads, .status = status, .resources = resources};
+                     .pool = plan->threads, .status = status, .resources = resources,
+                     .max_bytes = plan->pool.max_bytes}; /* no output or TensorArray may be larger */
     tfpi_tensor *out = fn->ctx_outputs;
     for (int o = 0; o < fn->num_outputs; o++)
         outputs[o] = NULL;

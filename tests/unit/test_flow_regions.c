@@ -7,7 +7,8 @@
  * nodes are planned, inside a branch they stay dynamic (an untaken branch's
  * node is dead, and the error names the Switch); and the executor's values
  * count against the session's memory budget (a loop doubling a tensor
- * fails with the node, shape and bytes). */
+ * fails with the node, shape and bytes; so does a TensorArray too large
+ * for it). */
 #include <stdio.h>
 #include <string.h>
 
@@ -202,10 +203,35 @@ static void test_loop_memory_budget(void)
     gb_free(g);
 }
 
+/* A TensorArray's slots are checked against the budget before they exist. */
+static void test_tensor_array_budget(void)
+{
+    gb_graph *g = gb_new();
+    lb_const_i32(g, "size", 100000, NULL);
+    Tfpi__NodeDef *ta = gb_node(g, "TensorArrayV3", "ta", "size", NULL);
+    gd_attr_set_type(ta, "dtype", TFPI_FLOAT);
+    gb_node(g, "TensorArraySizeV3", "out", "ta", "ta:1", NULL);
+    tfpi_status status;
+    tfpi_graph *graph = gb_load(g, &status);
+    tfpi_session_options options = {.num_threads = 1, .max_memory_bytes = 64 * 1024};
+    tfpi_session *session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
+    const char *fetch = "out";
+    tfpi_tensor *out = NULL;
+    CHECK(session && tfpi_session_run(session, NULL, NULL, 0, &fetch, &out, 1, &status) == TFPI_OUT_OF_MEMORY);
+    CHECK_MSG(strstr(status.message, "node 'ta' (TensorArrayV3)") &&
+                  strstr(status.message, "over the memory budget of 65536 bytes (max_memory)"),
+              "%s", status.message);
+    tfpi_tensor_free(out);
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
+    gb_free(g);
+}
+
 int main(void)
 {
     RUN(test_region_after_loop);
     RUN(test_region_after_cond);
     RUN(test_loop_memory_budget);
+    RUN(test_tensor_array_budget);
     return check_summary();
 }
