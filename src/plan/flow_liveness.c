@@ -43,8 +43,10 @@ static guard edge_guard(const tp_flow_plan *plan, const guard *g, int n, int i)
     int src = tp_flow_source(gn, i);
     if (tp_flow_output_frame(plan, src) != 0)
         return (guard){.kind = UNKNOWN};
-    if (plan->nodes[src].kind != TP_FLOW_SWITCH || g[src].kind != LIVE || i >= gn->num_inputs)
+    if (plan->nodes[src].kind != TP_FLOW_SWITCH || i >= gn->num_inputs)
         return g[src];
+    if (g[src].kind != LIVE) /* a Switch inside a branch: live on two conditions */
+        return (guard){.kind = UNKNOWN};
     const tp_node *sw = &plan->graph->nodes[src];
     return (guard){BRANCH, canonical_pred(plan, sw->inputs[1]), gn->inputs[i].index};
 }

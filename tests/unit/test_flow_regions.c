@@ -5,7 +5,8 @@
  * its input's shape changes (the arena grows with it) and gives the
  * hand-computed values every time; after a tf.cond's Merge the
  * nodes are planned, inside a branch they stay dynamic (an untaken branch's
- * node is dead, and the error names the Switch); and the executor's values
+ * node is dead, and the error names the Switch), and after a Merge whose
+ * liveness is not proven (nested conds) too; and the executor's values
  * count against the session's memory budget (a loop doubling a tensor
  * fails with the node, shape and bytes; so does a TensorArray too large
  * for it). */
@@ -159,6 +160,50 @@ static void test_region_after_cond(void)
               "%s", status.message);
 }
 
+/* cond(p, cond(q, dead, x * 2), x + 10) * 3 written flat: the inner
+ * Switch on q sits in p's true branch, so the Merge of its false output
+ * with p's false branch is dead when p and q are both true: the Mul after
+ * it cannot be planned. */
+static void test_nested_cond_stays_dynamic(void)
+{
+    gb_graph *g = gb_new();
+    gb_placeholder(g, "p", TFPI_BOOL, NULL, 0);
+    gb_placeholder(g, "q", TFPI_BOOL, NULL, 0);
+    gb_placeholder(g, "x", TFPI_FLOAT, (int64_t[]){2}, 1);
+    gb_node(g, "Switch", "outer", "x", "p", NULL);
+    gb_node(g, "Switch", "inner", "outer:1", "q", NULL);
+    lb_const_f32(g, "two", 2, NULL);
+    gb_node(g, "Mul", "a", "inner:0", "two", NULL);
+    lb_const_f32(g, "ten", 10, NULL);
+    gb_node(g, "Add", "b", "outer:0", "ten", NULL);
+    gb_node(g, "Merge", "m", "b", "a", NULL);
+    lb_const_f32(g, "three", 3, NULL);
+    gb_node(g, "Mul", "after", "m", "three", NULL);
+    tfpi_status status;
+    tfpi_graph *graph = gb_load(g, &status);
+    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
+    const char *names[] = {"p", "q", "x"}, *fetch = "after";
+    const bool flags[3][2] = {{false, false}, {true, false}, {true, true}};
+    const float want[2][2] = {{39, 27}, {18, -6}};
+    for (int i = 0; session && i < 3; i++) {
+        tfpi_tensor *feeds[] = {op_tensor(TFPI_BOOL, NULL, 0, &flags[i][0]), op_tensor(TFPI_BOOL, NULL, 0, &flags[i][1]),
+                                op_tensor(TFPI_FLOAT, (int64_t[]){2}, 1, (float[]){3, -1})};
+        tfpi_tensor *out = NULL;
+        tfpi_code code = tfpi_session_run(session, names, feeds, 3, &fetch, &out, 1, &status);
+        if (i < 2)
+            CHECK_TENSOR(out, TFPI_FLOAT, 1, (int64_t[]){2}, want[i]);
+        else
+            CHECK_MSG(code != TFPI_OK && strstr(status.message, "fetch 'after:0' is dead: it lies in the branch of Switch '"),
+                      "%s", status.message);
+        CHECK_MSG(tfpi_session_arena_bytes(session) == 0, "run %d: arena %zu", i, tfpi_session_arena_bytes(session));
+        for (int k = 0; k < 3; k++)
+            tfpi_tensor_free(feeds[k]);
+    }
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
+    gb_free(g);
+}
+
 /* x = [1]; while i < n: x = concat(x, x): 2^n floats. */
 static gb_graph *doubling_loop(void)
 {
@@ -231,6 +276,7 @@ int main(void)
 {
     RUN(test_region_after_loop);
     RUN(test_region_after_cond);
+    RUN(test_nested_cond_stays_dynamic);
     RUN(test_loop_memory_budget);
     RUN(test_tensor_array_budget);
     return check_summary();
