@@ -394,6 +394,15 @@ def structure_cases(c):
 
 def index_cases(c):
     """Indices, axes and permutations out of range."""
+    boxes = const("boxes", f32([[0, 0, 1, 1], [0, 0, 1, 1]]))
+    scores = const("scores", f32([0.9, 0.8]))
+    # max_output_size 2^31-1 on two boxes: two slots, not 2^31 (the selection arrays were sized by it)
+    c.output("nms_huge_max_output_size", [boxes, scores, const("max", i32(2**31 - 1)), const("iou", f32(0.5)),
+                                           node("y", "NonMaxSuppressionV2", ["boxes", "scores", "max", "iou"])],
+             r"y: int32 \[1\] 0$")
+    c.error("nms_max_output_size_past_int32",
+            [boxes, scores, const("max", i64(2**40)), const("iou", f32(0.5)),
+             node("y", "NonMaxSuppressionV2", ["boxes", "scores", "max", "iou"])], "node 'y'.*max_output_size")
     x = f32([[1, 2], [3, 4]])
     c.error("gather_index_past", one_op("GatherV2", [x, i32([5]), i32(0)]), "node 'y'.*5")
     # indices known only at run time (fed) are checked where they are read
