@@ -368,6 +368,17 @@ def structure_cases(c):
     c.error("negative_index", [a, node("y", "Identity", ["a:-1"])], "node 'y'")
     c.error("identity_no_input", [node("y", "Identity")], "node 'y'")
     c.error("where_no_input", [node("w", "Where"), node("y", "Identity", ["w"])], "node 'w' \\(Where\\).*inputs")
+    # a million-index TensorArray scatter naming index 0 twice: found fast (no pairwise check)
+    million = i32(1000000)
+    c.error("tensor_array_scatter_million", [
+        const("n", million), const("zero", i32(0)), const("one", i32(1)), const("axis", i32(0)),
+        const("again", i32([0])), const("rows", i32([1000001])), const("fill", f32(0)),
+        node("ta", "TensorArrayV3", ["n"], dtype=FLOAT, element_shape=Shape([]), dynamic_size=False),
+        node("range", "Range", ["zero", "n", "one"], Tidx=INT32),
+        node("idx", "ConcatV2", ["range", "again", "axis"], N=2, T=INT32),
+        node("value", "Fill", ["rows", "fill"], T=FLOAT),
+        node("y", "TensorArrayScatterV3", ["ta", "idx", "value", "ta:1"], T=FLOAT)],
+        "node 'y'.*index 0 is scattered twice")
     # a NextIteration with no loop around it would cycle the root frame to the iteration limit (fuzz_graphdef)
     c.error("next_iteration_outside_loop", [a, node("y", "NextIteration", ["a"])],
             "node 'y' \\(NextIteration\\) is not inside a while loop")
