@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/name_map.h"
 #include "plan/flow_plan.h"
 #include "plan/plan.h"
 
@@ -168,16 +169,36 @@ static tfpi_code add_consumers(tp_flow_plan *plan, tfpi_status *status)
     return TFPI_OK;
 }
 
-static int find_or_add_frame(tp_flow_plan *plan, const char *name, int parent)
+/* The frames found so far by name (a name may recur under other parents). */
+typedef struct frame_lookup {
+    tp_name_map by_name;  /* a frame's name -> the first frame of that name */
+    int *next_same_name;  /* per frame: the next of the same name, or -1 */
+} frame_lookup;
+
+static int find_or_add_frame(tp_flow_plan *plan, frame_lookup *lookup, const char *name, int parent)
 {
-    for (int f = 1; f < plan->num_frames; f++)
-        if (plan->frames[f].parent == parent && strcmp(plan->frames[f].name, name) == 0)
+    int head = tp_name_map_find(&lookup->by_name, name, strlen(name));
+    for (int f = head; f >= 0; f = lookup->next_same_name[f])
+        if (plan->frames[f].parent == parent)
             return f;
-    tp_flow_frame *frames = realloc(plan->frames, sizeof *frames * ((size_t)plan->num_frames + 1));
-    if (!frames)
+    size_t count = (size_t)plan->num_frames + 1;
+    tp_flow_frame *frames = realloc(plan->frames, sizeof *frames * count);
+    if (frames)
+        plan->frames = frames;
+    int *next = frames ? realloc(lookup->next_same_name, sizeof *next * count) : NULL;
+    if (!next)
         return -1;
-    plan->frames = frames;
-    frames[plan->num_frames] = (tp_flow_frame){.name = name, .parent = parent};
+    lookup->next_same_name = next;
+    int f = plan->num_frames;
+    frames[f] = (tp_flow_frame){.name = name, .parent = parent};
+    next[f] = -1;
+    if (head < 0) {
+        if (!tp_name_map_insert(&lookup->by_name, name, f))
+            return -1;
+    } else {
+        next[f] = next[head];
+        next[head] = f;
+    }
     return plan->num_frames++;
 }
 
@@ -201,14 +222,16 @@ static tfpi_code mixed_frames(const tp_flow_plan *plan, int n, int a, int b, tfp
                            g->nodes[b].def->name, plan->frames[tp_flow_output_frame(plan, b)].name);
 }
 
-/* Frame of every node, in order; then every edge, back edges included, must
- * stay within one frame. */
-static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
+
+/* The frame of every node, in order (frame_name of the Enters, with the
+ * frame rules of the file comment). */
+static tfpi_code frame_of_every_node(tp_flow_plan *plan, frame_lookup *lookup, tfpi_status *status)
 {
     const tfpi_graph *g = plan->graph;
-    if (!(plan->frames = calloc(1, sizeof *plan->frames)))
+    if (!(plan->frames = calloc(1, sizeof *plan->frames)) || !(lookup->next_same_name = malloc(sizeof(int))))
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     plan->frames[0] = (tp_flow_frame){.name = "", .parent = -1};
+    lookup->next_same_name[0] = -1;
     plan->num_frames = 1;
     for (int k = 0; k < plan->num_needed; k++) {
         int n = plan->order[k];
@@ -235,7 +258,7 @@ static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
                                        gn->def->name);
             /* NodeDef strings are not NUL-terminated: the frame owns a copy. */
             char *copy = strndup((const char *)name->s.data, name->s.len);
-            if (!copy || (fn->child_frame = find_or_add_frame(plan, copy, fn->frame)) < 0) {
+            if (!copy || (fn->child_frame = find_or_add_frame(plan, lookup, copy, fn->frame)) < 0) {
                 free(copy);
                 return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
             }
@@ -245,6 +268,13 @@ static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
             plan->frames[fn->child_frame].num_enters++;
         }
     }
+    return TFPI_OK;
+}
+
+/* Every edge, back edges included, must stay within one frame. */
+static tfpi_code check_edges(tp_flow_plan *plan, tfpi_status *status)
+{
+    const tfpi_graph *g = plan->graph;
     for (int k = 0; k < plan->num_needed; k++) {
         int n = plan->order[k];
         const tp_node *gn = &g->nodes[n];
@@ -272,6 +302,22 @@ static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
                                    g->nodes[plan->fetches[i].node].def->name, plan->frames[frame].name);
     }
     return TFPI_OK;
+}
+
+/* Frame of every node, in order; then every edge, back edges included, must
+ * stay within one frame. */
+static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
+{
+    frame_lookup lookup = {.next_same_name = NULL};
+    int enters = 0;
+    for (int k = 0; k < plan->num_needed; k++)
+        enters += plan->nodes[plan->order[k]].kind == TP_FLOW_ENTER;
+    if (!tp_name_map_init(&lookup.by_name, (size_t)enters + 1))
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    tfpi_code code = frame_of_every_node(plan, &lookup, status);
+    tp_name_map_free(&lookup.by_name);
+    free(lookup.next_same_name);
+    return code == TFPI_OK ? check_edges(plan, status) : code;
 }
 
 /* Local indices, input slots and Exit lists per frame. */

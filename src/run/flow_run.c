@@ -27,7 +27,9 @@ typedef struct iteration {
 
 typedef struct frame_inst {
     int frame;
-    struct frame_inst *parent, *next;
+    struct frame_inst *parent;
+    struct frame_inst *next, *prev;  /* the run's live child instances */
+    struct frame_inst *first_child, *next_sibling; /* the parent's, to find one in O(children) */
     int64_t parent_iter;
     iteration **iters; /* live iterations, oldest first, consecutive numbers */
     int num_iters, cap_iters;
@@ -262,7 +264,11 @@ static tfpi_code new_frame(run_state *r, int frame, frame_inst *parent, iteratio
     f->pending_enters = fr->num_enters;
     if (parent) {
         f->next = r->instances;
+        if (r->instances)
+            r->instances->prev = f;
         r->instances = f;
+        f->next_sibling = parent->first_child;
+        parent->first_child = f;
         parent_it->outstanding++;
         parent->outstanding++;
     }
@@ -273,8 +279,8 @@ static tfpi_code new_frame(run_state *r, int frame, frame_inst *parent, iteratio
 
 static tfpi_code child_frame(run_state *r, frame_inst *parent, iteration *it, int frame, frame_inst **out)
 {
-    for (frame_inst *f = r->instances; f; f = f->next)
-        if (f->frame == frame && f->parent == parent && f->parent_iter == it->number) {
+    for (frame_inst *f = parent->first_child; f; f = f->next_sibling)
+        if (f->frame == frame && f->parent_iter == it->number) {
             *out = f;
             return TFPI_OK;
         }
@@ -283,9 +289,15 @@ static tfpi_code child_frame(run_state *r, frame_inst *parent, iteration *it, in
 
 static void unlink_frame(run_state *r, frame_inst *f)
 {
-    for (frame_inst **p = &r->instances; *p; p = &(*p)->next)
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        r->instances = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    for (frame_inst **p = &f->parent->first_child; *p; p = &(*p)->next_sibling)
         if (*p == f) {
-            *p = f->next;
+            *p = f->next_sibling;
             return;
         }
 }

@@ -349,6 +349,15 @@ def structure_cases(c):
     chain = [ph("x", [2])] + [node(f"n{i}", "Neg", [f"n{i - 1}" if i else "x"]) for i in range(20000)]
     c.output("chain_20000_nodes", chain + [node("y", "Identity", ["n19999"])], r"y: float \[2\] 1 2$",
              feeds=[("x", f32([1, 2]))])
+    # 20000 loop frames nested in each other (Enter after Enter, then the Exits): frames were found by
+    # scanning all of them, 2e8 steps
+    depth = 20000
+    nested = [const("c", f32(1))]
+    nested += [node(f"enter{i}", "Enter", [f"enter{i - 1}" if i else "c"], T=FLOAT, frame_name=f"f{i}",
+                    is_constant=False) for i in range(depth)]
+    nested += [node(f"exit{i}", "Exit", [f"exit{i + 1}" if i < depth - 1 else f"enter{depth - 1}"], T=FLOAT)
+               for i in reversed(range(depth))]
+    c.output("nested_frames_20000", nested + [node("y", "Identity", ["exit0"], T=FLOAT)], r"y: float \[\] 1$")
     c.error("self_loop", [node("y", "Identity", ["y"])], "cycle")
     c.error("two_node_cycle", [node("x", "Identity", ["y"]), node("y", "Identity", ["x"])], "cycle")
     c.error("control_cycle", [a, node("x", "Identity", ["a", "^y"]), node("y", "Identity", ["x"])], "cycle")
@@ -396,6 +405,15 @@ def structure_cases(c):
 
 def index_cases(c):
     """Indices, axes and permutations out of range."""
+    boxes = const("boxes", f32([[0, 0, 1, 1], [0, 0, 1, 1]]))
+    scores = const("scores", f32([0.9, 0.8]))
+    # max_output_size 2^31-1 on two boxes: two slots, not 2^31 (the selection arrays were sized by it)
+    c.output("nms_huge_max_output_size", [boxes, scores, const("max", i32(2**31 - 1)), const("iou", f32(0.5)),
+                                           node("y", "NonMaxSuppressionV2", ["boxes", "scores", "max", "iou"])],
+             r"y: int32 \[1\] 0$")
+    c.error("nms_max_output_size_past_int32",
+            [boxes, scores, const("max", i64(2**40)), const("iou", f32(0.5)),
+             node("y", "NonMaxSuppressionV2", ["boxes", "scores", "max", "iou"])], "node 'y'.*max_output_size")
     x = f32([[1, 2], [3, 4]])
     c.error("gather_index_past", one_op("GatherV2", [x, i32([5]), i32(0)]), "node 'y'.*5")
     # indices known only at run time (fed) are checked where they are read
