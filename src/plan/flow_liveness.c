@@ -91,19 +91,16 @@ static guard merge_guard(const tp_flow_plan *plan, const guard *g, int n)
     return all_same ? first : (guard){.kind = UNKNOWN};
 }
 
-/* An Exit into the root frame: live if its loop was entered live and it
- * reads the loop's Switch (the iteration where the condition fails). */
-static guard exit_guard(const tp_flow_plan *plan, const guard *g, int n)
+/* An Exit into the root frame: live if it reads the loop's Switch (the
+ * iteration where the condition fails) and every Enter of its loop came
+ * before it in the order, live (live_enters counts those per frame). */
+static guard exit_guard(const tp_flow_plan *plan, const int *live_enters, int n)
 {
     const tp_node *gn = &plan->graph->nodes[n];
     int frame = plan->nodes[n].frame;
-    if (gn->num_inputs != 1 || plan->nodes[gn->inputs[0].node].kind != TP_FLOW_SWITCH)
+    if (gn->num_inputs != 1 || plan->nodes[gn->inputs[0].node].kind != TP_FLOW_SWITCH ||
+        live_enters[frame] != plan->frames[frame].num_enters)
         return (guard){.kind = UNKNOWN};
-    for (int k = 0; k < plan->num_needed; k++) {
-        int e = plan->order[k];
-        if (plan->nodes[e].kind == TP_FLOW_ENTER && plan->nodes[e].child_frame == frame && g[e].kind != LIVE)
-            return (guard){.kind = UNKNOWN};
-    }
     return (guard){.kind = LIVE};
 }
 
@@ -112,9 +109,11 @@ bool *tp_flow_certainly_live(const tp_flow_plan *plan)
     int count = plan->graph->num_nodes;
     guard *g = malloc(sizeof *g * ((size_t)count + 1));
     bool *live = calloc((size_t)count + 1, sizeof *live);
-    if (!g || !live) {
+    int *live_enters = calloc((size_t)plan->num_frames + 1, sizeof *live_enters);
+    if (!g || !live || !live_enters) {
         free(g);
         free(live);
+        free(live_enters);
         return NULL;
     }
     for (int n = 0; n < count; n++)
@@ -125,7 +124,7 @@ bool *tp_flow_certainly_live(const tp_flow_plan *plan)
         if (fn->fed || fn->folded)
             g[n] = (guard){.kind = LIVE};
         else if (fn->kind == TP_FLOW_EXIT && plan->frames[fn->frame].parent == 0)
-            g[n] = exit_guard(plan, g, n);
+            g[n] = exit_guard(plan, live_enters, n);
         else if (fn->frame != 0)
             continue;
         else if (fn->kind == TP_FLOW_MERGE)
@@ -133,7 +132,10 @@ bool *tp_flow_certainly_live(const tp_flow_plan *plan)
         else
             g[n] = combine(plan, g, n);
         live[n] = g[n].kind == LIVE && fn->frame == 0;
+        if (fn->kind == TP_FLOW_ENTER && fn->frame == 0 && g[n].kind == LIVE)
+            live_enters[fn->child_frame]++;
     }
     free(g);
+    free(live_enters);
     return live;
 }

@@ -80,11 +80,10 @@ typedef struct tp_flow_region {
     int anchor;
     int num_members;
     int *members;     /* in execution order */
-    bool *inside;     /* per graph node: a member */
     int num_inputs;
-    tp_edge *inputs;  /* edges from outside (not constants) the members read */
+    tp_edge *inputs;  /* edges from outside (not constants) the members read, sorted */
     int num_outputs;
-    tp_edge *outputs; /* members' outputs read outside or fetched */
+    tp_edge *outputs; /* members' outputs read outside or fetched, sorted */
     struct tp_plan *plan; /* for the inputs' current shapes; NULL: not planned or not plannable */
     bool planned;         /* a plan was attempted for planned_inputs */
     tfpi_tensor *planned_inputs; /* dtype and shape per input */
@@ -139,6 +138,9 @@ bool *tp_flow_certainly_live(const tp_flow_plan *plan);
  * each region's anchor receives and emits for it (flow_region.c). */
 tfpi_code tp_flow_form_regions(tp_flow_plan *plan, tfpi_status *status);
 void tp_flow_regions_free(tp_flow_plan *plan);
+/* Index of e in edges sorted by node and index (a region's inputs or
+ * outputs), -1 if absent. */
+int tp_flow_find_edge(const tp_edge *edges, int n, tp_edge e);
 
 /* Runs region `region` on its boundary inputs: through its static plan,
  * built (or rebuilt) for the inputs' shapes, or node by node if the

@@ -62,85 +62,102 @@ static tfpi_code region_keys(const tp_flow_plan *plan, int *key, tfpi_status *st
     return code;
 }
 
-static int find_edge(const tp_edge *edges, int n, tp_edge e)
+static int compare_ints(const void *a, const void *b)
 {
-    for (int i = 0; i < n; i++)
-        if (edges[i].node == e.node && edges[i].index == e.index)
-            return i;
-    return -1;
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
 }
 
-/* Adds e to edges[*n] (room for it is there) unless present; its index. */
-static int add_edge(tp_edge *edges, int *n, tp_edge e)
+static int compare_edges(const void *a, const void *b)
 {
-    int i = find_edge(edges, *n, e);
-    if (i < 0) {
-        edges[*n] = e;
-        i = (*n)++;
-    }
-    return i;
+    const tp_edge *x = a, *y = b;
+    return x->node != y->node ? (x->node > y->node) - (x->node < y->node) : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Members, inputs and outputs of region r (nodes with key[n] == its key). */
-static tfpi_code fill_region(tp_flow_plan *plan, tp_flow_region *r, const int *key, int rkey, tfpi_status *status)
+/* Sorts edges[0..*n) and drops repeats. */
+static void sort_unique(tp_edge *edges, int *n)
 {
-    const tfpi_graph *g = plan->graph;
-    int edges = 0;
-    for (int k = 0; k < plan->num_needed; k++) {
-        int n = plan->order[k];
-        if (key[n] == rkey) {
-            r->num_members++;
-            edges += g->nodes[n].num_inputs + plan->nodes[n].num_consumers + plan->num_fetches;
-        }
-    }
-    if (r->num_members == 0)
-        return TFPI_OK;
-    r->members = malloc(sizeof(int) * (size_t)r->num_members);
-    r->inside = calloc((size_t)g->num_nodes + 1, sizeof *r->inside);
-    r->inputs = malloc(sizeof(tp_edge) * ((size_t)edges + 1));
-    r->outputs = malloc(sizeof(tp_edge) * ((size_t)edges + 1));
-    if (!r->members || !r->inside || !r->inputs || !r->outputs)
-        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
-    r->num_members = 0;
-    for (int k = 0; k < plan->num_needed; k++)
-        if (key[plan->order[k]] == rkey) {
-            r->inside[plan->order[k]] = true;
-            plan->nodes[plan->order[k]].region_index = r->num_members;
-            r->members[r->num_members++] = plan->order[k];
-        }
-    for (int m = 0; m < r->num_members; m++) {
-        int n = r->members[m];
-        const tp_node *gn = &g->nodes[n];
-        for (int i = 0; i < gn->num_inputs; i++)
-            if (!r->inside[gn->inputs[i].node] && !plan->nodes[gn->inputs[i].node].folded)
-                add_edge(r->inputs, &r->num_inputs, gn->inputs[i]);
-        for (int c = 0; c < plan->nodes[n].num_consumers; c++) {
-            const tp_flow_consumer *k = &plan->nodes[n].consumers[c];
-            if (k->output >= 0 && !r->inside[k->node])
-                add_edge(r->outputs, &r->num_outputs, (tp_edge){n, k->output});
-        }
-        for (int f = 0; f < plan->num_fetches; f++)
-            if (plan->fetches[f].node == n)
-                add_edge(r->outputs, &r->num_outputs, plan->fetches[f]);
-    }
-    return TFPI_OK;
+    qsort(edges, (size_t)*n, sizeof *edges, compare_edges);
+    int kept = 0;
+    for (int i = 0; i < *n; i++)
+        if (kept == 0 || compare_edges(&edges[kept - 1], &edges[i]) != 0)
+            edges[kept++] = edges[i];
+    *n = kept;
+}
+
+int tp_flow_find_edge(const tp_edge *edges, int n, tp_edge e)
+{
+    const tp_edge *found = bsearch(&e, edges, (size_t)n, sizeof *edges, compare_edges);
+    return found ? (int)(found - edges) : -1;
 }
 
 /* A region of Identities and Reshapes costs copies and saves nothing: the
  * executor shares their bytes already. */
-static bool worth_planning(const tp_flow_plan *plan, const tp_flow_region *r)
+static bool worth_planning(const tp_flow_plan *plan, const int *members, int count)
 {
-    for (int m = 0; m < r->num_members; m++)
-        if (!(plan->nodes[r->members[m]].kernel->flags & TP_ALIAS_INPUT0))
+    for (int m = 0; m < count; m++)
+        if (!(plan->nodes[members[m]].kernel->flags & TP_ALIAS_INPUT0))
             return true;
     return false;
+}
+
+/* Region `index` of these members (in order): they join it, and its inputs
+ * (edges from outside, not constants) and outputs (read outside or
+ * fetched) are listed sorted. */
+static tfpi_code fill_region(tp_flow_plan *plan, int index, const int *members, int count, tfpi_status *status)
+{
+    tp_flow_region *r = &plan->regions[index];
+    const tfpi_graph *g = plan->graph;
+    size_t inputs = 0, outputs = (size_t)plan->num_fetches;
+    for (int m = 0; m < count; m++) {
+        inputs += (size_t)g->nodes[members[m]].num_inputs;
+        outputs += (size_t)plan->nodes[members[m]].num_consumers;
+    }
+    r->members = malloc(sizeof(int) * (size_t)count);
+    r->inputs = malloc(sizeof(tp_edge) * (inputs + 1));
+    r->outputs = malloc(sizeof(tp_edge) * (outputs + 1));
+    if (!r->members || !r->inputs || !r->outputs)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    memcpy(r->members, members, sizeof(int) * (size_t)count);
+    r->num_members = count;
+    r->anchor = members[0];
+    for (int m = 0; m < count; m++) {
+        plan->nodes[members[m]].region = index;
+        plan->nodes[members[m]].region_index = m;
+        plan->nodes[members[m]].absorbed = m > 0;
+    }
+    for (int m = 0; m < count; m++) {
+        const tp_node *gn = &g->nodes[members[m]];
+        for (int i = 0; i < gn->num_inputs; i++) {
+            const tp_flow_node *src = &plan->nodes[gn->inputs[i].node];
+            if (src->region != index && !src->folded)
+                r->inputs[r->num_inputs++] = gn->inputs[i];
+        }
+        for (int c = 0; c < plan->nodes[members[m]].num_consumers; c++) {
+            const tp_flow_consumer *k = &plan->nodes[members[m]].consumers[c];
+            if (k->output >= 0 && plan->nodes[k->node].region != index)
+                r->outputs[r->num_outputs++] = (tp_edge){members[m], k->output};
+        }
+    }
+    for (int f = 0; f < plan->num_fetches; f++)
+        if (plan->nodes[plan->fetches[f].node].region == index)
+            r->outputs[r->num_outputs++] = plan->fetches[f];
+    sort_unique(r->inputs, &r->num_inputs);
+    sort_unique(r->outputs, &r->num_outputs);
+    tp_flow_node *anchor = &plan->nodes[r->anchor];
+    anchor->kind = TP_FLOW_REGION;
+    anchor->num_slots = r->num_inputs;
+    anchor->num_pending = r->num_inputs;
+    for (int f = 0; f < plan->num_fetches; f++)
+        if (plan->nodes[plan->fetches[f].node].region == index)
+            plan->fetch_from[f] = (tp_edge){r->anchor, tp_flow_find_edge(r->outputs, r->num_outputs, plan->fetches[f])};
+    return TFPI_OK;
 }
 
 static void free_region(tp_flow_region *r)
 {
     tp_plan_free(r->plan);
     free(r->members);
-    free(r->inside);
     free(r->inputs);
     free(r->outputs);
     free(r->planned_inputs);
@@ -148,78 +165,172 @@ static void free_region(tp_flow_region *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Where the unit (a plain node or a region) a node belongs to sends what
- * the consumer c of node n receives: appended to list[*count] unless a
- * region already gets it. */
-static void route(const tp_flow_plan *plan, int n, const tp_flow_consumer *c, tp_flow_consumer *list, int *count)
+/* What rewire needs to deliver once: per region, its input slots already
+ * fed, and the last unit that sent it a control signal. */
+typedef struct routing {
+    bool **slot_fed;
+    int *control_from;
+} routing;
+
+/* Where unit `unit` (a plain node, or the anchor of the region node n is
+ * in) sends what consumer c of n receives: appended to list[*count],
+ * unless a region gets it already or computes it itself (constants). */
+static void route(const tp_flow_plan *plan, routing *rt, int unit, int n, const tp_flow_consumer *c,
+                  tp_flow_consumer *list, int *count)
 {
     const tp_flow_node *src = &plan->nodes[n], *dst = &plan->nodes[c->node];
     int output = c->output;
-    if (src->region >= 0 && c->output >= 0)
-        output = find_edge(plan->regions[src->region].outputs, plan->regions[src->region].num_outputs,
-                           (tp_edge){n, c->output});
     if (src->region >= 0 && dst->region == src->region)
         return;
+    if (src->region >= 0 && c->output >= 0) {
+        const tp_flow_region *from = &plan->regions[src->region];
+        output = tp_flow_find_edge(from->outputs, from->num_outputs, (tp_edge){n, c->output});
+    }
     if (dst->region < 0) {
         list[(*count)++] = (tp_flow_consumer){output, c->node, c->slot};
         return;
     }
-    if (src->folded) /* the region's plan computes constants itself */
+    if (src->folded)
         return;
     const tp_flow_region *r = &plan->regions[dst->region];
-    int slot = c->output < 0 ? -1 : find_edge(r->inputs, r->num_inputs, (tp_edge){n, c->output});
-    for (int i = 0; i < *count; i++)
-        if (list[i].node == r->anchor && list[i].slot == slot)
+    int slot = -1;
+    if (c->output < 0 && rt->control_from[dst->region] == unit)
+        return;
+    if (c->output < 0) {
+        rt->control_from[dst->region] = unit;
+    } else {
+        slot = tp_flow_find_edge(r->inputs, r->num_inputs, (tp_edge){n, c->output});
+        if (rt->slot_fed[dst->region][slot])
             return;
+        rt->slot_fed[dst->region][slot] = true;
+    }
     list[(*count)++] = (tp_flow_consumer){output, r->anchor, slot};
 }
 
-/* New consumer lists: every plain node's and one per region, at its anchor. */
+/* The consumer list of one unit: a plain node's, or a region's (all its
+ * members' consumers outside it). NULL if out of memory. */
+static tp_flow_consumer *unit_consumers(const tp_flow_plan *plan, routing *rt, int unit, int *count)
+{
+    const tp_flow_node *fn = &plan->nodes[unit];
+    const int *members = fn->region >= 0 ? plan->regions[fn->region].members : &unit;
+    int num_members = fn->region >= 0 ? plan->regions[fn->region].num_members : 1;
+    size_t room = 1;
+    for (int m = 0; m < num_members; m++)
+        room += (size_t)plan->nodes[members[m]].num_consumers;
+    tp_flow_consumer *list = malloc(sizeof *list * room);
+    *count = 0;
+    for (int m = 0; list && m < num_members; m++)
+        for (int c = 0; c < plan->nodes[members[m]].num_consumers; c++)
+            route(plan, rt, unit, members[m], &plan->nodes[members[m]].consumers[c], list, count);
+    return list;
+}
+
+/* New consumer lists: every plain node's and one per region, at its
+ * anchor; a region's anchor waits for one control signal per unit. */
 static tfpi_code rewire(tp_flow_plan *plan, tfpi_status *status)
 {
     const tfpi_graph *g = plan->graph;
     tp_flow_consumer **lists = calloc((size_t)g->num_nodes + 1, sizeof *lists);
     int *counts = calloc((size_t)g->num_nodes + 1, sizeof *counts);
-    tfpi_code code = lists && counts ? TFPI_OK : tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
-    for (int n = 0; code == TFPI_OK && n < g->num_nodes; n++) {
-        const tp_flow_node *fn = &plan->nodes[n];
-        int unit = fn->region >= 0 ? plan->regions[fn->region].anchor : n;
-        if (fn->num_consumers && !lists[unit]) {
-            size_t room = 0;
-            for (int m = 0; fn->region >= 0 && m < plan->regions[fn->region].num_members; m++)
-                room += (size_t)plan->nodes[plan->regions[fn->region].members[m]].num_consumers;
-            if (!(lists[unit] = malloc(sizeof **lists * (room ? room : (size_t)fn->num_consumers))))
-                code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
-        }
-        for (int c = 0; code == TFPI_OK && c < fn->num_consumers; c++)
-            route(plan, n, &fn->consumers[c], lists[unit], &counts[unit]);
+    routing rt = {calloc((size_t)plan->num_regions, sizeof *rt.slot_fed),
+                  malloc(sizeof *rt.control_from * (size_t)plan->num_regions)};
+    bool ok = lists && counts && rt.slot_fed && rt.control_from;
+    for (int i = 0; ok && i < plan->num_regions; i++) {
+        rt.control_from[i] = -1;
+        ok = (rt.slot_fed[i] = calloc((size_t)plan->regions[i].num_inputs + 1, sizeof **rt.slot_fed)) != NULL;
     }
-    for (int n = 0; n < g->num_nodes; n++) {
+    for (int n = 0; ok && n < g->num_nodes; n++)
+        if (plan->needed[n] && !plan->nodes[n].absorbed)
+            ok = (lists[n] = unit_consumers(plan, &rt, n, &counts[n])) != NULL;
+    for (int n = 0; ok && n < g->num_nodes; n++) {
         tp_flow_node *fn = &plan->nodes[n];
         free(fn->consumers);
-        fn->consumers = NULL;
-        fn->num_consumers = 0;
-        if (code != TFPI_OK || fn->absorbed)
-            continue;
         fn->consumers = lists[n];
         fn->num_consumers = counts[n];
         lists[n] = NULL;
         for (int c = 0; c < counts[n]; c++)
-            if (fn->consumers[c].node >= 0 && plan->nodes[fn->consumers[c].node].kind == TP_FLOW_REGION &&
-                fn->consumers[c].slot < 0)
+            if (plan->nodes[fn->consumers[c].node].kind == TP_FLOW_REGION && fn->consumers[c].slot < 0)
                 plan->nodes[fn->consumers[c].node].num_pending++;
     }
     for (int n = 0; lists && n < g->num_nodes; n++)
         free(lists[n]);
+    for (int i = 0; rt.slot_fed && i < plan->num_regions; i++)
+        free(rt.slot_fed[i]);
+    free(rt.slot_fed);
+    free(rt.control_from);
     free(lists);
     free(counts);
-    return code;
+    return ok ? TFPI_OK : tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+}
+
+/* The eligible nodes in order, bucketed by key: (*bucket)[(*start)[k] ..
+ * (*start)[k + 1]) holds key k's. */
+static bool bucket_by_key(const tp_flow_plan *plan, const int *key, int max_key, int **bucket, int **start)
+{
+    *bucket = malloc(sizeof(int) * ((size_t)plan->num_needed + 1));
+    *start = calloc((size_t)max_key + 2, sizeof(int));
+    if (!*bucket || !*start)
+        return false;
+    for (int k = 0; k < plan->num_needed; k++)
+        if (key[plan->order[k]] >= 0)
+            (*start)[key[plan->order[k]] + 1]++;
+    for (int k = 0; k <= max_key; k++)
+        (*start)[k + 1] += (*start)[k];
+    int *next = malloc(sizeof(int) * ((size_t)max_key + 1));
+    if (!next)
+        return false;
+    memcpy(next, *start, sizeof(int) * ((size_t)max_key + 1));
+    for (int k = 0; k < plan->num_needed; k++)
+        if (key[plan->order[k]] >= 0)
+            (*bucket)[next[key[plan->order[k]]]++] = plan->order[k];
+    free(next);
+    return true;
+}
+
+/* Each region's static plan is indexed by the whole graph's nodes, so a
+ * graph cut into many small regions (a hostile one) would cost regions x
+ * nodes: only the largest MAX_REGIONS groups become regions, the others'
+ * nodes stay on the dynamic executor. */
+#define MAX_REGIONS 32
+
+typedef struct group {
+    int size, key;
+} group;
+
+/* Larger groups first, then lower keys. */
+static int compare_groups(const void *a, const void *b)
+{
+    const group *x = a, *y = b;
+    return x->size != y->size ? (x->size < y->size) - (x->size > y->size) : (x->key > y->key) - (x->key < y->key);
+}
+
+/* The keys of the groups worth planning, at most MAX_REGIONS of the
+ * largest, into chosen[] in key order; returns how many (-1: out of
+ * memory). */
+static int largest_groups(const tp_flow_plan *plan, const int *bucket, const int *start, int max_key, int *chosen)
+{
+    group *groups = malloc(sizeof *groups * ((size_t)max_key + 1));
+    if (!groups)
+        return -1;
+    int count = 0;
+    for (int k = 0; k <= max_key; k++)
+        if (start[k + 1] > start[k] && worth_planning(plan, bucket + start[k], start[k + 1] - start[k]))
+            groups[count++] = (group){start[k + 1] - start[k], k};
+    if (count > MAX_REGIONS) {
+        qsort(groups, (size_t)count, sizeof *groups, compare_groups);
+        count = MAX_REGIONS;
+    }
+    for (int i = 0; i < count; i++)
+        chosen[i] = groups[i].key;
+    free(groups);
+    qsort(chosen, (size_t)count, sizeof *chosen, compare_ints);
+    return count;
 }
 
 tfpi_code tp_flow_form_regions(tp_flow_plan *plan, tfpi_status *status)
 {
     const tfpi_graph *g = plan->graph;
-    int *key = malloc(sizeof(int) * ((size_t)g->num_nodes + 1));
+    int *key = malloc(sizeof(int) * ((size_t)g->num_nodes + 1)), *bucket = NULL, *start = NULL;
     if (!key || !(plan->fetch_from = malloc(sizeof(tp_edge) * ((size_t)plan->num_fetches + 1)))) {
         free(key);
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
@@ -232,32 +343,21 @@ tfpi_code tp_flow_form_regions(tp_flow_plan *plan, tfpi_status *status)
     for (int n = 0; n < g->num_nodes; n++)
         max_key = key[n] > max_key ? key[n] : max_key;
     if (code == TFPI_OK && max_key >= 0 &&
-        !(plan->regions = calloc((size_t)max_key + 1, sizeof *plan->regions)))
+        (!bucket_by_key(plan, key, max_key, &bucket, &start) ||
+         !(plan->regions = calloc((size_t)max_key + 1, sizeof *plan->regions))))
         code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
-    for (int rkey = 0; code == TFPI_OK && rkey <= max_key; rkey++) {
-        tp_flow_region *r = &plan->regions[plan->num_regions];
-        code = fill_region(plan, r, key, rkey, status);
-        if (code == TFPI_OK && !worth_planning(plan, r)) {
-            free_region(r);
-            continue;
-        }
-        plan->num_regions++; /* from here on freed with the plan */
-        if (code != TFPI_OK)
-            break;
-        r->anchor = r->members[0];
-        for (int m = 0; m < r->num_members; m++) {
-            plan->nodes[r->members[m]].region = plan->num_regions - 1;
-            plan->nodes[r->members[m]].absorbed = m > 0;
-        }
-        tp_flow_node *anchor = &plan->nodes[r->anchor];
-        anchor->kind = TP_FLOW_REGION;
-        anchor->num_slots = r->num_inputs;
-        anchor->num_pending = r->num_inputs;
-        for (int f = 0; f < plan->num_fetches; f++)
-            if (r->inside[plan->fetches[f].node])
-                plan->fetch_from[f] = (tp_edge){r->anchor, find_edge(r->outputs, r->num_outputs, plan->fetches[f])};
+    int *chosen = code == TFPI_OK && max_key >= 0 ? malloc(sizeof(int) * ((size_t)max_key + 1)) : NULL;
+    int num_chosen = chosen ? largest_groups(plan, bucket, start, max_key, chosen) : 0;
+    if (code == TFPI_OK && max_key >= 0 && (!chosen || num_chosen < 0))
+        code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; code == TFPI_OK && i < num_chosen; i++) {
+        int k = chosen[i];
+        code = fill_region(plan, plan->num_regions++, bucket + start[k], start[k + 1] - start[k], status);
     }
+    free(chosen);
     free(key);
+    free(bucket);
+    free(start);
     return code == TFPI_OK && plan->num_regions ? rewire(plan, status) : code;
 }
 

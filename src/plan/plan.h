@@ -37,7 +37,7 @@ typedef struct tp_plan {
     tfpi_status status; /* status of the kernels' ctx */
     uint64_t max_memory;  /* the budget for everything below */
     uint64_t memory_used; /* folded constants and string bytes held by the plan */
-    const bool *inside;   /* a region's plan: its nodes (control inputs from others are ignored) */
+    const bool *inside;   /* while planning a region: its nodes (control inputs from others are ignored) */
 } tp_plan;
 
 /* Builds a plan; feeds give dtype and shape (their data is not read). */

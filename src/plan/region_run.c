@@ -82,11 +82,18 @@ static tfpi_code replan(tp_flow_plan *plan, tp_flow_region *r, tp_value *const *
         feeds[i] = &inputs[i]->t;
         tp_tensor_set_shape(&r->planned_inputs[i], inputs[i]->t.dtype, inputs[i]->t.ndims, inputs[i]->t.dims);
     }
+    bool *inside = code == TFPI_OK ? calloc((size_t)plan->graph->num_nodes + 1, sizeof *inside) : NULL;
+    if (code == TFPI_OK && !inside)
+        code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     if (code == TFPI_OK) {
+        for (int m = 0; m < r->num_members; m++)
+            inside[r->members[m]] = true;
         tfpi_status quiet = {0};
         uint64_t room = plan->pool.max_bytes ? plan->pool.max_bytes - plan->pool.held : UINT64_MAX;
-        r->plan = tp_plan_new_region(plan->graph, r->inside, (const char *const *)feed_names, feeds, r->num_inputs,
+        r->plan = tp_plan_new_region(plan->graph, inside, (const char *const *)feed_names, feeds, r->num_inputs,
                                      (const char *const *)fetch_names, r->num_outputs, plan->threads, room, &quiet);
+        if (r->plan)
+            r->plan->inside = NULL; /* only planning reads it */
         r->planned = true;
         if (r->plan && tp_value_pool_reserve(&plan->pool, r->plan->memory_used)) {
             r->reserved = r->plan->memory_used;
@@ -98,6 +105,7 @@ static tfpi_code replan(tp_flow_plan *plan, tp_flow_region *r, tp_value *const *
     free_names(feed_names, r->num_inputs);
     free_names(fetch_names, r->num_outputs);
     free(feeds);
+    free(inside);
     return code;
 }
 
@@ -127,17 +135,15 @@ static tfpi_code run_planned(tp_flow_plan *plan, tp_flow_region *r, tp_value *co
     return code;
 }
 
-/* The value member input i reads (borrowed). */
+/* The value a member reads through edge e (borrowed). */
 static tp_value *member_input(const tp_flow_plan *plan, const tp_flow_region *r, tp_value *const *inputs,
                               tp_value ***values, tp_edge e)
 {
-    if (r->inside[e.node])
+    if (plan->nodes[e.node].region == plan->nodes[r->anchor].region)
         return values[plan->nodes[e.node].region_index][e.index];
     if (plan->nodes[e.node].folded)
         return plan->nodes[e.node].folded[e.index];
-    for (int i = 0;; i++)
-        if (r->inputs[i].node == e.node && r->inputs[i].index == e.index)
-            return inputs[i];
+    return inputs[tp_flow_find_edge(r->inputs, r->num_inputs, e)];
 }
 
 static tfpi_code run_node_by_node(tp_flow_plan *plan, tp_flow_region *r, tp_value *const *inputs,

@@ -358,6 +358,14 @@ def structure_cases(c):
     nested += [node(f"exit{i}", "Exit", [f"exit{i + 1}" if i < depth - 1 else f"enter{depth - 1}"], T=FLOAT)
                for i in reversed(range(depth))]
     c.output("nested_frames_20000", nested + [node("y", "Identity", ["exit0"], T=FLOAT)], r"y: float \[\] 1$")
+    # 10000 regions of ordinary nodes between data-dependent ones: only the
+    # largest get static plans (each plan is indexed by the whole graph)
+    chain = [ph("x", [1]), node("w0", "Where", ["x"], T=FLOAT)]
+    for i in range(1, 10001):
+        chain += [node(f"c{i}", "Cast", [f"w{i - 1}"], SrcT=INT64, DstT=FLOAT),
+                  node(f"w{i}", "Where", [f"c{i}"], T=FLOAT)]
+    c.output("regions_10000", chain + [node("y", "Cast", ["w10000"], SrcT=INT64, DstT=FLOAT)],
+             r"y: float \[0,2\]", feeds=[("x", f32([1]))])
     c.error("self_loop", [node("y", "Identity", ["y"])], "cycle")
     c.error("two_node_cycle", [node("x", "Identity", ["y"]), node("y", "Identity", ["x"])], "cycle")
     c.error("control_cycle", [a, node("x", "Identity", ["a", "^y"]), node("y", "Identity", ["x"])], "cycle")
