@@ -146,16 +146,54 @@ static tp_value *member_input(const tp_flow_plan *plan, const tp_flow_region *r,
     return inputs[tp_flow_find_edge(r->inputs, r->num_inputs, e)];
 }
 
+/* Per member output: how many member inputs still read it, plus one if
+ * the region hands it on. values[m] gets room for member m's outputs. */
+static int **count_readers(const tp_flow_plan *plan, const tp_flow_region *r, tp_value ***values)
+{
+    int **left = calloc((size_t)r->num_members, sizeof *left);
+    for (int m = 0; left && m < r->num_members; m++) {
+        int outs = plan->nodes[r->members[m]].num_outputs;
+        if (!(left[m] = calloc((size_t)outs + 1, sizeof **left)) ||
+            !(values[m] = calloc((size_t)outs + 1, sizeof **values))) {
+            for (int k = 0; k <= m; k++)
+                free(left[k]);
+            free(left);
+            return NULL;
+        }
+    }
+    for (int m = 0; left && m < r->num_members; m++) {
+        const tp_node *gn = &plan->graph->nodes[r->members[m]];
+        for (int i = 0; i < gn->num_inputs; i++)
+            if (plan->nodes[gn->inputs[i].node].region == plan->nodes[r->anchor].region)
+                left[plan->nodes[gn->inputs[i].node].region_index][gn->inputs[i].index]++;
+    }
+    for (int o = 0; left && o < r->num_outputs; o++)
+        left[plan->nodes[r->outputs[o].node].region_index][r->outputs[o].index]++;
+    return left;
+}
+
+/* Drops member output (m, o) once nothing is left to read it. */
+static void release_if_read(tp_flow_plan *plan, tp_value ***values, int **left, int m, int o)
+{
+    if (left[m][o] == 0) {
+        tp_value_unref(&plan->pool, values[m][o]);
+        values[m][o] = NULL;
+    }
+}
+
+/* The region's members one at a time, as the dynamic executor would run
+ * them, each value dropped after its last reader. */
 static tfpi_code run_node_by_node(tp_flow_plan *plan, tp_flow_region *r, tp_value *const *inputs,
                                   tp_value **outputs, tfpi_status *status)
 {
+    int region = plan->nodes[r->anchor].region;
     tp_value ***values = calloc((size_t)r->num_members, sizeof *values);
-    tfpi_code code = values ? TFPI_OK : tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    int **left = values ? count_readers(plan, r, values) : NULL;
+    tfpi_code code = left ? TFPI_OK : tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     for (int m = 0; code == TFPI_OK && m < r->num_members; m++) {
         const tp_node *gn = &plan->graph->nodes[r->members[m]];
         tp_value **in = calloc((size_t)gn->num_inputs + 1, sizeof *in);
-        if (!in || !(values[m] = calloc((size_t)plan->nodes[r->members[m]].num_outputs, sizeof **values))) {
-            free(in);
+        if (!in) {
             code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
             break;
         }
@@ -163,6 +201,15 @@ static tfpi_code run_node_by_node(tp_flow_plan *plan, tp_flow_region *r, tp_valu
             in[i] = member_input(plan, r, inputs, values, gn->inputs[i]);
         code = tp_flow_run_kernel(plan, r->members[m], in, values[m], NULL, status);
         free(in);
+        for (int i = 0; i < gn->num_inputs; i++) {
+            tp_edge e = gn->inputs[i];
+            if (plan->nodes[e.node].region == region) {
+                left[plan->nodes[e.node].region_index][e.index]--;
+                release_if_read(plan, values, left, plan->nodes[e.node].region_index, e.index);
+            }
+        }
+        for (int o = 0; o < plan->nodes[r->members[m]].num_outputs; o++)
+            release_if_read(plan, values, left, m, o);
     }
     for (int o = 0; code == TFPI_OK && o < r->num_outputs; o++) {
         outputs[o] = values[plan->nodes[r->outputs[o].node].region_index][r->outputs[o].index];
@@ -172,8 +219,10 @@ static tfpi_code run_node_by_node(tp_flow_plan *plan, tp_flow_region *r, tp_valu
         for (int o = 0; values[m] && o < plan->nodes[r->members[m]].num_outputs; o++)
             tp_value_unref(&plan->pool, values[m][o]);
         free(values[m]);
+        free(left ? left[m] : NULL);
     }
     free(values);
+    free(left);
     return code;
 }
 

@@ -3,7 +3,8 @@
  * a convolution with bias and Relu after a while loop gets an arena and
  * fused epilogues (the profile lists the planned steps), is re-planned when
  * its input's shape changes (the arena grows with it) and gives the
- * hand-computed values every time; after a tf.cond's Merge the
+ * hand-computed values every time; a region whose Reshape needs a loop's
+ * value runs node by node; after a tf.cond's Merge the
  * nodes are planned, inside a branch they stay dynamic (an untaken branch's
  * node is dead, and the error names the Switch), and after a Merge whose
  * liveness is not proven (nested conds) too; and the executor's values
@@ -102,6 +103,44 @@ static void test_region_after_loop(void)
      * out again for each new input shape */
     CHECK_MSG(arena[0] > 0 && arena[1] > arena[0] && arena[2] == arena[0], "arenas %zu %zu %zu", arena[0], arena[1],
               arena[2]);
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
+    gb_free(g);
+}
+
+/* out = Reshape(x, [s]) * 2 + 1 with s from the counting loop: Reshape's
+ * prepare needs the shape's value, which the region's plan does not have,
+ * so the region runs node by node (no arena) and still gives the values. */
+static void test_region_node_by_node(void)
+{
+    gb_graph *g = gb_new();
+    gb_placeholder(g, "x", TFPI_FLOAT, (int64_t[]){6}, 1);
+    add_loop(g, "zero");
+    gb_node(g, "Add", "while/add_1", "while/Identity_1", "while/Identity_0", NULL);
+    lb_next(g, "while", 1, "while/add_1");
+    gb_const(g, "one_dim", TFPI_INT32, (int64_t[]){1}, 1, (int32_t[]){1});
+    gb_node(g, "Reshape", "shape", "while/Exit_1", "one_dim", NULL);
+    gb_node(g, "Reshape", "flat", "x", "shape", NULL);
+    lb_const_f32(g, "two", 2, NULL);
+    gb_node(g, "Mul", "twice", "flat", "two", NULL);
+    lb_const_f32(g, "one", 1, NULL);
+    gb_node(g, "Add", "out", "twice", "one", NULL);
+    tfpi_status status;
+    tfpi_graph *graph = gb_load(g, &status);
+    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
+    const char *names[] = {"n", "x"}, *fetch = "out";
+    int32_t n = 4; /* s = 0 + 1 + 2 + 3 = 6 */
+    tfpi_tensor *feeds[] = {op_tensor(TFPI_INT32, NULL, 0, &n),
+                            op_tensor(TFPI_FLOAT, (int64_t[]){6}, 1, (float[]){0, 1, 2, 3, 4, 5})};
+    for (int run = 0; session && run < 2; run++) {
+        tfpi_tensor *out = NULL;
+        CHECK_MSG(tfpi_session_run(session, names, feeds, 2, &fetch, &out, 1, &status) == TFPI_OK, "%s",
+                  status.message);
+        CHECK_TENSOR(out, TFPI_FLOAT, 1, (int64_t[]){6}, (float[]){1, 3, 5, 7, 9, 11});
+        CHECK_MSG(tfpi_session_arena_bytes(session) == 0, "arena %zu", tfpi_session_arena_bytes(session));
+    }
+    tfpi_tensor_free(feeds[0]);
+    tfpi_tensor_free(feeds[1]);
     tfpi_session_free(session);
     tfpi_graph_free(graph);
     gb_free(g);
@@ -275,6 +314,7 @@ static void test_tensor_array_budget(void)
 int main(void)
 {
     RUN(test_region_after_loop);
+    RUN(test_region_node_by_node);
     RUN(test_region_after_cond);
     RUN(test_nested_cond_stays_dynamic);
     RUN(test_loop_memory_budget);
