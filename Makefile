@@ -3,6 +3,8 @@
 #   make [TARGET=LINUX|PI|PI64|AARCH64|ARMV6] [HOST_OS=...] [OPTFLAGS=...]
 #        [STATIC=0|1] [SANITIZE=1] [VALGRIND=1] [TF_OP_FILES=path]
 #   make test      builds and runs the test suite (under qemu-user for ARM)
+#   make fuzz [FUZZ_SECONDS=N]  builds the libFuzzer harnesses (tests/fuzz/)
+#                  with clang and runs each for N seconds
 #   make bench     benchmarks the large models (see README)
 #   make install   [PREFIX=/usr/local] [DESTDIR=...]; make uninstall undoes it
 #   make deb       Debian packages for the TARGET (see packaging/)
@@ -48,7 +50,14 @@ QEMU := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kind
         --show-leak-kinds=definite
 endif
 
-BUILD := gen/$(target)$(if $(SANITIZE),-sanitize)$(if $(VALGRIND),-valgrind)
+# FUZZ=1 (set by `make fuzz`): clang, with libFuzzer, ASan and UBSan
+# instrumentation, in gen/<target>-fuzz/.
+ifneq ($(FUZZ),)
+CC := clang
+SANITIZE :=
+endif
+
+BUILD := gen/$(target)$(if $(SANITIZE),-sanitize)$(if $(VALGRIND),-valgrind)$(if $(FUZZ),-fuzz)
 OBJ := $(BUILD)/obj
 LIB := $(BUILD)/lib
 BIN := $(BUILD)/bin
@@ -73,6 +82,10 @@ endif
 ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+endif
+ifneq ($(FUZZ),)
+CFLAGS += -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
 # Quiet output; `make V=1` shows the full commands.
@@ -106,7 +119,7 @@ TEST_COMMON := $(wildcard tests/common/*.c)
 TEST_COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_COMMON))
 TEST_BINS := $(patsubst tests/unit/%.c,$(BIN)/tests/%,$(TEST_SRCS))
 
-.PHONY: all lib tools tests test bench clean install uninstall deb
+.PHONY: all lib tools tests test bench clean install uninstall deb fuzz fuzzers
 # Keep objects that pattern rules chain through (make would delete them).
 .SECONDARY:
 all: $(LIBTFPI) $(LIBTFPI_SO) $(TOOL_BINS)
@@ -250,6 +263,20 @@ $(BIN)/fp32_peak: $(OBJ)/tests/bench/fp32_peak.o $(LIBTOOLS) $(LIBTFPI)
 
 bench: $(TOOL_BINS) $(BIN)/fp32_peak
 	BIN=$(BIN) sh tests/bench.sh
+
+# ---- fuzzing ---------------------------------------------------------------
+FUZZ_SECONDS ?= 60
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(wildcard tests/fuzz/*.c))
+fuzzers: $(FUZZERS)
+$(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(TRANSFORM_OBJS) $(LIBTOOLS) $(LIBTFPI)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+fuzz:
+	$(MAKE) all
+	$(MAKE) FUZZ=1 fuzzers
+	BIN=gen/$(target)-fuzz/bin TOOLS=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run_fuzzers.sh
 
 # ---- install ---------------------------------------------------------------
 # packaging/install.sh copies this target's build (or removes it again); the

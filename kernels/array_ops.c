@@ -15,6 +15,17 @@ static tfpi_code const_prepare(tp_op_ctx *ctx)
     const Tfpi__AttrValue *value = tp_attr(ctx->def, "value");
     if (!value || value->value_case != TFPI__ATTR_VALUE__VALUE_TENSOR)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "has no tensor 'value' attribute");
+    tfpi_dtype dtype = tp_attr_type(ctx->def, "dtype", (tfpi_dtype)value->tensor->dtype);
+    if (dtype != (tfpi_dtype)value->tensor->dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute dtype = %s, but its value is a %s tensor",
+                       tfpi_dtype_name(dtype), tfpi_dtype_name((tfpi_dtype)value->tensor->dtype));
+    /* The shape and the memory budget are checked before anything is decoded. */
+    int64_t dims[TFPI_MAX_DIMS];
+    int ndims;
+    tfpi_code code;
+    if (tp_shape_from_proto(value->tensor->tensor_shape, dims, &ndims) &&
+        (code = tp_set_output(ctx, 0, dtype, ndims, dims)) != TFPI_OK)
+        return code;
     char what[300];
     snprintf(what, sizeof what, "node '%s' (Const)", ctx->def->name);
     return tp_tensor_from_proto(value->tensor, &ctx->outputs[0], &ctx->state, what, ctx->status);
@@ -45,6 +56,23 @@ static tfpi_code identity_prepare(tp_op_ctx *ctx)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
     return tp_set_output(ctx, 0, in->dtype, in->ndims, in->dims);
+}
+
+/* The default must fit the shape attribute (-1 dims match anything). */
+static tfpi_code placeholder_with_default_prepare(tp_op_ctx *ctx)
+{
+    tfpi_code code = identity_prepare(ctx);
+    const Tfpi__AttrValue *shape = tp_attr(ctx->def, "shape");
+    if (code != TFPI_OK || !shape || shape->value_case != TFPI__ATTR_VALUE__VALUE_SHAPE || shape->shape->unknown_rank)
+        return code;
+    const tfpi_tensor *in = ctx->inputs[0];
+    bool fits = (int)shape->shape->n_dim == in->ndims;
+    for (int i = 0; fits && i < in->ndims; i++)
+        fits = shape->shape->dim[i]->size == -1 || shape->shape->dim[i]->size == in->dims[i];
+    char s[TFPI_MAX_DIMS * 22 + 3];
+    return fits ? TFPI_OK
+                : tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the default value's shape %s does not fit attribute shape",
+                          tp_shape_string(in, s, sizeof s));
 }
 
 /* Used for every aliasing op: the planner pointed output 0 at input 0. */
@@ -164,7 +192,7 @@ const tp_kernel tp_kernels_array_ops[] = {
     TP_KERNEL("Const", const_prepare, nothing_to_run, free_state, 0),
     TP_KERNEL("Placeholder", placeholder_prepare, nothing_to_run, NULL, 0),
     TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, TP_OUTPUTS(0)),
-    TP_KERNEL("PlaceholderWithDefault", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
+    TP_KERNEL("PlaceholderWithDefault", placeholder_with_default_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("Identity", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("StopGradient", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("Snapshot", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/wrapping_int.h"
 #include "kernel/array_kernel_util.h"
 
 /* Writes n copies of the element at `value` (size bytes) to dst. */
@@ -141,7 +142,8 @@ static tfpi_code range_run(tp_op_ctx *ctx)
     }
     default:
         for (int64_t i = 0; i < n; i++) {
-            int64_t v = a.istart + i * a.idelta;
+            /* exact: every value lies between start and limit; only i * delta may pass int64 */
+            int64_t v = tp_wrap_add(a.istart, tp_wrap_mul(i, a.idelta));
             if (out->dtype == TFPI_INT32)
                 ((int32_t *)out->data)[i] = (int32_t)v;
             else

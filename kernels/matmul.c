@@ -202,7 +202,7 @@ static bool matmul_gemm(const matmul_state *s, const float *a, const float *b, f
     for (int64_t batch = 0; ok && batch < s->batches; batch++) {
         const tp_gemm_matrix rows = {a + s->a_offsets[batch], p->k};
         const tp_gemm g = {p->m, p->n, 1, p->k, tp_gemm_matrix_rows, &rows, b + s->b_offsets[batch], p->n,
-                           c + batch * p->m * p->n, p->n, tp_epilogue_view(&s->epilogue)};
+                           c + batch * p->m * p->n, p->n, tp_epilogue_view(&s->epilogue), false};
         ok = tp_gemm_run(&g, pool);
     }
     return ok;

@@ -24,7 +24,9 @@ static tfpi_code reverse_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; code == TFPI_OK && i < count; i++) {
         int axis;
-        if ((code = tp_resolve_axis(ctx, axes[i], in->ndims, "axis", &axis)) == TFPI_OK)
+        if ((code = tp_resolve_axis(ctx, axes[i], in->ndims, "axis", &axis)) == TFPI_OK && st->flip[axis])
+            code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "axis %d is given more than once", axis);
+        else if (code == TFPI_OK)
             st->flip[axis] = true;
     }
     if (code != TFPI_OK) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked_math.h"
 #include "kernel/array_kernel_util.h"
 
 /* Sizes of the pieces along the axis, and the axis. */
@@ -93,7 +94,7 @@ static tfpi_code read_size_splits(tp_op_ctx *ctx, split_state *s, int64_t dim)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "size_splits[%d] = %lld is invalid", k,
                            (long long)s->sizes[k]);
         else
-            total += s->sizes[k];
+            total = tp_sat_add(total, s->sizes[k]);
     }
     if (inferred >= 0 && total <= dim)
         s->sizes[inferred] = dim - total;
@@ -115,6 +116,10 @@ static tfpi_code split_v_prepare(tp_op_ctx *ctx)
         code = tp_resolve_axis(ctx, axis_value, ctx->inputs[0]->ndims, "axis", &axis);
     if (code == TFPI_OK && ctx->inputs[1]->ndims != 1)
         code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "size_splits must be a vector");
+    int64_t num_split = code == TFPI_OK ? tp_attr_int(ctx->def, "num_split", ctx->inputs[1]->dims[0]) : 0;
+    if (code == TFPI_OK && num_split != ctx->inputs[1]->dims[0])
+        code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute num_split = %lld, but size_splits has %lld values",
+                       (long long)num_split, (long long)ctx->inputs[1]->dims[0]);
     if (code == TFPI_OK)
         code = new_state(ctx, axis, ctx->inputs[1]->dims[0], &s);
     if (code == TFPI_OK)

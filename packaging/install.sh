@@ -83,7 +83,7 @@ do_uninstall() {
         rm -f "$DESTDIR$dest"
         # Python leaves its bytecode beside the module.
         case $dest in "$PYTHONDIR"/tfpi/*) rm -rf "$DESTDIR$PYTHONDIR/tfpi/__pycache__" ;; esac
-        echo "$(dirname "$dest")"
+        dirname "$dest"
     done | sort -u -r | while read -r dir; do
         # tfpi's own folders go; with a DESTDIR, every folder left empty.
         while [ -n "$dir" ] && [ "$dir" != / ]; do

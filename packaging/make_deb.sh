@@ -31,6 +31,8 @@ stage=$work/stage
 PREFIX=/usr BINDIR=/usr/bin LIBDIR=/usr/lib/$MULTIARCH INCLUDEDIR=/usr/include DATADIR=/usr/share \
     PYTHONDIR=/usr/lib/python3/dist-packages DESTDIR=$stage sh packaging/install.sh install >/dev/null
 LIBDIR_REL=usr/lib/$MULTIARCH
+[ -d "$stage/usr/share/tfpi/models" ] ||
+    die "the default model is not in downloads/models: run ./download_dependencies.sh (tfpi-tools ships it)"
 for f in "$stage"/usr/bin/* "$stage/$LIBDIR_REL/libtfpi.so.$VERSION"; do
     "$STRIP" --strip-unneeded --remove-section=.comment --remove-section=.note "$f"
 done
@@ -66,7 +68,7 @@ for f in "$stage"/usr/bin/*; do
     mkdir -p "$stage/usr/share/man/man1"
     {
         printf '.TH %s 1 "" "tfpi %s" "tfpi"\n.SH NAME\n%s \\- a tfpi program: TensorFlow 1.x frozen graphs\n' \
-            "$(echo "$prog" | tr a-z A-Z)" "$VERSION" "$(echo "$prog" | sed 's/_/\\_/g')"
+            "$(echo "$prog" | tr '[:lower:]' '[:upper:]')" "$VERSION" "$(echo "$prog" | sed 's/_/\\_/g')"
         printf '.SH SYNOPSIS\n.nf\n%s\n.fi\n' "$(echo "$help" | sed -n "1s|^usage: [^ ]*|$prog|p" | sed 's/-/\\-/g')"
         printf '.SH OPTIONS\n.nf\n%s\n.fi\n' "$(echo "$help" | sed '1,2d' | sed 's/\\/\\e/g; s/-/\\-/g')"
         printf '.SH SEE ALSO\nThe README of tfpi.\n'
@@ -113,7 +115,7 @@ package() {
 
 # Static tools (cross targets) are meant to be: they run on any Pi OS with
 # nothing else installed, so lintian is told so.
-if [ -z "$("$READELF" -d "$stage"/usr/bin/label_image | grep NEEDED)" ]; then
+if ! "$READELF" -d "$stage"/usr/bin/label_image | grep -q NEEDED; then
     mkdir -p "$stage/usr/share/lintian/overrides"
     {
         echo "# Static on purpose: the tools run on any Pi OS of their word size with nothing installed."
@@ -139,14 +141,23 @@ package libtfpi-dev "$DEBIAN_ARCH" libdevel \
     "run TensorFlow 1.x frozen graphs - development files" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds the header tfpi.h, the static library and tfpi.pc: cc app.c \$(pkg-config --cflags --libs tfpi)." \
     "$L/libtfpi.a" "$L/libtfpi.so" "$L/pkgconfig/tfpi.pc" usr/include/tfpi.h
+# Python writes bytecode beside the module when it first imports it; it goes
+# with the package.
+mkdir -p "$work/python3-tfpi/DEBIAN"
+printf '#!/bin/sh\nset -e\nrm -rf /usr/lib/python3/dist-packages/tfpi/__pycache__\n' \
+    >"$work/python3-tfpi/DEBIAN/prerm"
+chmod 755 "$work/python3-tfpi/DEBIAN/prerm"
 package python3-tfpi "$DEBIAN_ARCH" python "python3, python3-numpy, $LIBPKG (= $VERSION)" "" \
     "run TensorFlow 1.x frozen graphs - Python 3 module" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds the Python module (import tfpi): graphs, sessions taking and returning numpy arrays, image helpers, and an Interpreter shaped like tflite_runtime's." \
     usr/lib/python3/dist-packages/tfpi
+tools_paths="usr/bin usr/share/tfpi usr/share/man"
+[ ! -d "$stage/usr/share/lintian" ] || tools_paths="$tools_paths usr/share/lintian"
+# shellcheck disable=SC2086 # one path per word
 package tfpi-tools "$DEBIAN_ARCH" science \
     "$tools_depends" foreign \
     "run TensorFlow 1.x frozen graphs - tools and examples" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds label_image, camera, run_graph, benchmark_model and the model tools, with the MobileNet v1 0.25 224 model label_image and camera use by default." \
-    usr/bin usr/share/tfpi usr/share/man $([ ! -d "$stage/usr/share/lintian" ] || echo usr/share/lintian)
+    $tools_paths
 left=$(cd "$stage" && find . -type f | head -n 3)
 [ -z "$left" ] || die "files in no package: $left"

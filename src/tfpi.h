@@ -143,7 +143,15 @@ const char *tfpi_kernel_file_for_op(const char *op);
 /* ---- sessions ---------------------------------------------------------- */
 typedef struct tfpi_session_options {
     int num_threads; /* <= 0: one per core; 1: no threads are created */
+    /* The memory budget of a plan: the arena, folded constants, string
+     * tensors and decoded images together. 0: half of the machine's
+     * physical RAM (tfpi_default_max_memory); < 0: no budget. Anything
+     * beyond it fails first, with the node, shape and bytes. */
+    int64_t max_memory_bytes;
 } tfpi_session_options;
+
+/* Half of the physical RAM: the budget when max_memory_bytes is 0. */
+int64_t tfpi_default_max_memory(void);
 
 /* options may be NULL for the defaults. The graph must outlive the session. */
 tfpi_session *tfpi_session_new(const tfpi_graph *graph,
@@ -188,6 +196,12 @@ typedef struct tfpi_image {
     int width, height, channels;
     uint8_t *pixels;
 } tfpi_image;
+
+/* The most pixels (width x height) any image decoder in the process may
+ * produce: tfpi_image_decode/load and the DecodeJpeg/DecodePng ops. <= 0
+ * restores the default, TFPI_DEFAULT_MAX_IMAGE_PIXELS (8192 x 4096). */
+#define TFPI_DEFAULT_MAX_IMAGE_PIXELS ((int64_t)1 << 25)
+void tfpi_image_set_max_pixels(int64_t max_pixels);
 
 /* Decodes a JPEG (libjpeg-turbo, fast integer IDCT as TensorFlow's
  * decode_jpeg) or PNG file to RGB. `name` is used in error messages. */

@@ -14,14 +14,14 @@
 #          qemu-user with that root as its -L prefix, the installed
 #          label_image and camera run, and the C program (cross-compiled with
 #          --sysroot=root and PKG_CONFIG_SYSROOT_DIR=root) runs linked dynamically
-#          and statically.
+#          and statically; detect runs on the shared SSD test graph everywhere.
 # Every result is a line "ok"/"FAIL"; the exit status is the number of FAILs.
 #
 #   sudo tests/check_packages.sh [ROOTS_DIR]    (default: a new temporary folder;
 #                                                a folder from an earlier run is reused)
 # Builds the packages first: make deb for LINUX, PI and AARCH64.
 set -uo pipefail
-cd "$(dirname "$(readlink -f "$0")")/.."
+cd "$(dirname "$(readlink -f "$0")")/.." || exit 1
 ROOTS=${1:-$(mktemp -d /tmp/tfpi-roots.XXXXXX)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 export DEBIAN_FRONTEND=noninteractive
@@ -37,6 +37,11 @@ for t in LINUX PI AARCH64; do
     make -s -j2 deb TARGET=$t >/dev/null || { echo "error: make deb TARGET=$t failed" >&2; exit 1; }
 done
 want=$(gen/linux/bin/label_image)   # what every root must print
+# detect has no default model: every root runs it on the shared SSD test graph.
+SSD=$(realpath ../shared/testdata/detection/ssd_aiy)
+detect_args="--graph=$SSD/frozen_inference_graph.pb --labels=$SSD/labels.txt --threshold=0.075"
+# shellcheck disable=SC2086 # one flag per word
+want_detect=$(gen/linux/bin/detect $detect_args --image=downloads/images/grace_hopper.jpg)
 want_top=$(echo "$want" | head -n 1 | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/')
 echo "roots in $ROOTS; label_image on this machine: $(echo "$want" | head -n 1)"
 
@@ -46,6 +51,15 @@ same_top() {
     local got
     got=$(echo "$1" | head -n 1 | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/; s/^[0-9.]+ ([0-9]+ [0-9.]+)$/\1/')
     echo "$got $want_top" | awk '{ d = $2 - $4; exit !($1 == $3 && d <= 1e-5 && d >= -1e-5) }' && echo yes
+}
+
+# same_detections OUTPUT: the labels of want_detect in order, and every
+# number (score, box corners in pixels) within 1e-3 of this machine's.
+same_detections() {
+    paste -d' ' <(echo "$1") <(echo "$want_detect") | awk -v n="$(echo "$want_detect" | wc -l)" '
+        { half = NF / 2; if ($1 != $(half + 1)) bad = 1
+          for (i = 2; i <= half; i++) { d = $i - $(half + i); if (d > 1e-3 || d < -1e-3) bad = 1 } }
+        END { exit bad || NR != n || n == 0 }' && echo yes
 }
 
 # depends_of DEB...: the package names in the Depends of the debs, tfpi's own left out.
@@ -71,23 +85,33 @@ in_root() { chroot "$R" /bin/sh -c "cd /tmp/tfpi && $1" 2>&1; }
 
 # shellcheck disable=SC2046 # one package name per word
 deps="$(depends_of gen/linux/deb/*_"$VERSION"_amd64.deb | tr '\n' ' ')gcc libc6-dev pkg-config"
-out=$(in_root "apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $deps >/dev/null && dpkg -i *.deb")
-result "amd64: dpkg -i of the four packages (after apt-get install of their Depends: $deps)" \
-    "$([ $? -eq 0 ] && echo yes)" "$out"
+ok=yes
+out=$(in_root "apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $deps >/dev/null && dpkg -i *.deb") || ok=no
+result "amd64: dpkg -i of the four packages (after apt-get install of their Depends: $deps)" "$ok" "$out"
 out=$(in_root "dpkg-query -W -f '\${Package} \${Status}\n' tfpi-tools libtfpi1 libtfpi-dev python3-tfpi")
 result "amd64: all four installed" "$([ "$(echo "$out" | grep -c 'install ok installed')" -eq 4 ] && echo yes)" "$out"
 out=$(in_root "cd / && label_image")
 result "amd64: label_image with no flags runs /usr/share/tfpi's model" "$([ "$out" = "$want" ] && echo yes)" "$out"
+# shellcheck disable=SC2016 # expanded by the shell inside the root
 out=$(in_root 'gcc tfpi_app.c $(pkg-config --cflags --libs tfpi) -o app && ./app /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
 result "amd64: C program, pkg-config --cflags --libs tfpi (dynamic)" \
     "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
+# shellcheck disable=SC2016 # expanded by the shell inside the root
 out=$(in_root 'gcc -static tfpi_app.c $(pkg-config --static --cflags --libs tfpi) -o app_static && ./app_static /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
 result "amd64: C program, pkg-config --static --cflags --libs tfpi, gcc -static" \
     "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
+cp -r "$SSD" "$R/tmp/tfpi/ssd"
+out=$(in_root "detect ${detect_args//"$SSD"//tmp/tfpi/ssd} --image=/usr/share/tfpi/images/grace_hopper.jpg")
+result "amd64: detect finds what it finds on this machine" \
+    "$([ -n "$want_detect" ] && [ "$out" = "$want_detect" ] && echo yes)" "$out"
 out=$(in_root "python3 -c 'import tfpi; print(tfpi.version())' && cd / && python3 /tmp/tfpi/label_image.py")
 result "amd64: python3 -c 'import tfpi'; label_image.py prints label_image's output" \
     "$([ "$out" = "$VERSION
 $want" ] && echo yes)" "$out"
+out=$(in_root "dpkg -r python3-tfpi tfpi-tools libtfpi-dev libtfpi1 >/dev/null 2>&1 || echo 'dpkg -r failed'
+    ls -d /usr/lib/python3/dist-packages/tfpi /usr/share/tfpi /usr/include/tfpi.h /usr/lib/x86_64-linux-gnu/libtfpi* 2>/dev/null; true")
+result "amd64: dpkg -r of the four packages (after python ran) leaves none of their files" \
+    "$([ -z "$out" ] && echo yes)" "$out"
 umount "$R/proc"
 trap - EXIT
 
@@ -111,23 +135,29 @@ check_foreign() {
         wanted=$(depends_of "${debs[@]}" | grep -v -E '^(python3|python3-numpy|libjpeg-dev)$' | tr '\n' ' ')
         # With an empty dpkg status, --download-only fetches their whole closure.
         # shellcheck disable=SC2086 # one package name per word
-        "${apt[@]}" update >"$state/update.log" 2>&1 &&
-            "${apt[@]}" install -y --download-only $wanted libjpeg62-turbo-dev >"$state/download.log" 2>&1 ||
-            { result "$arch: target packages from the Debian archive" no "see $state/*.log"; return; }
+        if ! "${apt[@]}" update >"$state/update.log" 2>&1 ||
+            ! "${apt[@]}" install -y --download-only $wanted libjpeg62-turbo-dev >"$state/download.log" 2>&1; then
+            result "$arch: target packages from the Debian archive" no "see $state/*.log"
+            return
+        fi
         for d in "$state/cache/archives"/*.deb; do dpkg-deb -x "$d" "$R"; done
         touch "$R/.unpacked"
     fi
     mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
     touch "$R/var/lib/dpkg/status"
     dpkg --root="$R" --add-architecture "$arch"
-    out=$(dpkg --root="$R" --force-depends --force-script-chrootless -i "${debs[@]}" 2>&1)
-    result "$arch: dpkg --root -i of the four packages" "$([ $? -eq 0 ] && echo yes)" "$out"
+    ok=yes
+    out=$(dpkg --root="$R" --force-depends --force-script-chrootless -i "${debs[@]}" 2>&1) || ok=no
+    result "$arch: dpkg --root -i of the four packages" "$ok" "$out"
     out=$(cd / && $qemu -L "$R" "$R/usr/bin/label_image" 2>&1)
     result "$arch: label_image (qemu) runs the installed default model" "$(same_top "$out")" "$out"
     out=$(cd / && $qemu -L "$R" "$R/usr/bin/camera" --frames_from="$R/usr/share/tfpi/images/grace_hopper.jpg" \
         --print_threshold=30 2>/dev/null)
     result "$arch: camera (qemu) announces the installed image's top label" \
         "$([ "$out" = "$(echo "$want" | head -n 1 | sed 's/ ([0-9]*):.*//')" ] && echo yes)" "$out"
+    # shellcheck disable=SC2086 # one flag per word
+    out=$($qemu -L "$R" "$R/usr/bin/detect" $detect_args --image="$R/usr/share/tfpi/images/grace_hopper.jpg" 2>&1)
+    result "$arch: detect (qemu) finds the same objects" "$(same_detections "$out")" "$out"
     local cc=$ma-gcc model=$R/usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb
     local image=$R/usr/share/tfpi/images/grace_hopper.jpg
     export PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$R/usr/lib/$ma/pkgconfig:$R/usr/share/pkgconfig

@@ -11,6 +11,7 @@
 
 #include "flags.h"
 #include "input_spec.h"
+#include "limit_flags.h"
 #include "node_stats.h"
 #include "proc_memory.h"
 #include "tfpi.h"
@@ -19,6 +20,7 @@ typedef struct settings {
     const char *graph, *input_layer, *input_layer_shape, *input_layer_type, *input_layer_values;
     const char *output_layer;
     int num_runs, warmup_runs, num_threads, run_order_limit;
+    limit_flags limits;
     float run_delay, max_time;
     bool show_run_order, show_time, show_memory, show_type, show_summary, show_flops, show_sizes;
 } settings;
@@ -135,7 +137,7 @@ static int benchmark(const settings *s)
     if (rc == 0) {
         double t0 = now_us();
         graph = tfpi_graph_load_file(s->graph, &status);
-        tfpi_session_options options = {.num_threads = s->num_threads > 0 ? s->num_threads : 0};
+        tfpi_session_options options = limit_flags_apply(&s->limits, s->num_threads > 0 ? s->num_threads : 0);
         session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
         if (!session) {
             fprintf(stderr, "error: --graph: %s\n", status.message);
@@ -206,6 +208,7 @@ int main(int argc, char **argv)
         {"warmup_runs", FLAG_INT, &s.warmup_runs, "untimed runs first"},
         {"run_delay", FLAG_FLOAT, &s.run_delay, "seconds between runs (-1 = none)"},
         {"num_threads", FLAG_INT, &s.num_threads, "threads (-1 = one per core)"},
+        LIMIT_FLAGS(s.limits),
         {"max_time", FLAG_FLOAT, &s.max_time, "stop a timing loop after this many seconds"},
         {"time_limit", FLAG_FLOAT, &s.max_time, "same as --max_time"},
         {"show_run_order", FLAG_BOOL, &s.show_run_order, "print the Run Order table"},

@@ -1,6 +1,7 @@
 /* run_graph - runs any frozen graph with tensors from and to .npy files:
  *   run_graph --graph=G.pb --input=NAME=x.npy [--input=NAME=@file.wav]
  *             --output=NAME=y.npy [--output=NAME] [--num_threads=N]
+ *             [--max_memory=BYTES] [--max_image_pixels=N]
  * "@file" feeds the file's bytes as a string scalar; an output without a
  * file prints its shape and first values. */
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "file_util.h"
 #include "flags.h"
+#include "limit_flags.h"
 #include "npy.h"
 #include "tfpi.h"
 
@@ -115,15 +117,14 @@ static void free_args(run_args *a)
     free(a->results);
 }
 
-static int run(const char *graph_path, run_args *a, int num_threads, tfpi_status *status)
+static int run(const char *graph_path, run_args *a, const tfpi_session_options *options, tfpi_status *status)
 {
     tfpi_graph *graph = tfpi_graph_load_file(graph_path, status);
     if (!graph) {
         fprintf(stderr, "error: %s\n", status->message);
         return 1;
     }
-    tfpi_session_options options = {.num_threads = num_threads};
-    tfpi_session *session = tfpi_session_new(graph, &options, status);
+    tfpi_session *session = tfpi_session_new(graph, options, status);
     int rc = 1;
     if (session && tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,
                                     (const char *const *)a->output_names, a->results, a->num_outputs,
@@ -148,7 +149,9 @@ int main(int argc, char **argv)
     const char *graph = NULL;
     flag_list inputs = {0}, outputs = {0};
     int num_threads = 0;
+    limit_flags limits = {0};
     const tool_flag flags[] = {
+        LIMIT_FLAGS(limits),
         {"graph", FLAG_STRING, &graph, "frozen GraphDef (.pb) to run"},
         {"input", FLAG_LIST, &inputs, "NAME=file.npy or NAME=@file (string feed); repeatable"},
         {"output", FLAG_LIST, &outputs, "NAME=file.npy, or NAME to print; repeatable"},
@@ -164,8 +167,9 @@ int main(int argc, char **argv)
     tfpi_status status = {0};
     if (rc == 0)
         rc = prepare_args(&args, &inputs, &outputs, &status);
+    tfpi_session_options options = limit_flags_apply(&limits, num_threads);
     if (rc == 0)
-        rc = run(graph, &args, num_threads, &status);
+        rc = run(graph, &args, &options, &status);
     free_args(&args);
     flags_free(flags, num_flags);
     return rc == 2 ? 0 : rc;

@@ -21,6 +21,7 @@
 #include "capture.h"
 #include "flags.h"
 #include "labels.h"
+#include "limit_flags.h"
 #include "model_flags.h"
 #include "object_detector.h"
 #include "speaker.h"
@@ -33,6 +34,7 @@ typedef struct options {
     classifier_model model;
     const char *source, *device, *frames_from, *speak_cmd;
     int video_width, video_height, frames, num_threads;
+    limit_flags limits;
     float print_threshold, repeat_after;
     bool speak, detect;
 } options;
@@ -132,7 +134,7 @@ static void catch_stop_signals(sigset_t *stop_signals)
 static bool open_run(const options *o, capture_source source, run *r)
 {
     tfpi_status status = {0};
-    tfpi_session_options session_options = {.num_threads = o->num_threads};
+    tfpi_session_options session_options = limit_flags_apply(&o->limits, o->num_threads);
     capture_options capture_options = {
         .device = o->device ? o->device : "/dev/video0",
         .frames_from = o->frames_from,
@@ -334,6 +336,7 @@ int main(int argc, char **argv)
          "seconds before the same label is announced again (0 = every frame)"},
         {"frames", FLAG_INT, &o.frames, "frames to label (0 = until stopped or frames end)"},
         {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        LIMIT_FLAGS(o.limits),
         {"speak", FLAG_BOOL, &o.speak, "speak each announced label (runs --speak_cmd)"},
         {"detect", FLAG_BOOL, &o.detect,
          "--graph is an Object Detection API graph: announce the best object found (score above "

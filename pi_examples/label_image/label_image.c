@@ -1,7 +1,10 @@
 /* label_image - classifies one image with a frozen graph and prints the top
  * labels as "<label> (<index>): <score>", like TensorFlow's pi_examples
  * label_image. With no flags it runs the default MobileNet v1 0.25 224 model
- * that download_dependencies.sh provides on grace_hopper.jpg. */
+ * that download_dependencies.sh provides on grace_hopper.jpg. An Object
+ * Detection API graph (--input_layer=image_tensor, uint8) gets the picture
+ * as it is and its best detections are the labels: "<label> (<class>):
+ * <score>". */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +14,9 @@
 #include "file_util.h"
 #include "flags.h"
 #include "labels.h"
+#include "limit_flags.h"
 #include "model_flags.h"
+#include "object_detector.h"
 #include "tfpi.h"
 #include "top_k.h"
 #include "xor_cipher.h"
@@ -23,6 +28,7 @@ typedef struct options {
     classifier_model model;
     const char *image, *root_dir, *decrypt_key;
     int num_threads, top_k;
+    limit_flags limits;
     bool self_test;
 } options;
 
@@ -92,7 +98,7 @@ static tfpi_tensor *input_tensor(const options *o, const tfpi_graph *graph, cons
 static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *input, tfpi_status *status)
 {
     tfpi_tensor *output = NULL;
-    tfpi_session_options session_options = {.num_threads = o->num_threads};
+    tfpi_session_options session_options = limit_flags_apply(&o->limits, o->num_threads);
     tfpi_session *session = tfpi_session_new(graph, &session_options, status);
     if (session)
         tfpi_session_run(session, &o->model.input_layer, &input, 1, &o->model.output_layer, &output, 1,
@@ -125,6 +131,35 @@ static int print_top_labels(const options *o, const tfpi_tensor *scores, const l
     return rc;
 }
 
+static bool is_detector(const options *o, const tfpi_graph *graph)
+{
+    return strcmp(o->model.input_layer, "image_tensor") == 0 &&
+           tfpi_graph_node_dtype(graph, o->model.input_layer) == TFPI_UINT8;
+}
+
+/* The top_k detections of an Object Detection API graph as labels. */
+static int print_detections(const options *o, const tfpi_graph *graph, const char *image_path,
+                            const label_list *labels, const char *graph_path)
+{
+    enum { MAX_DETECTIONS = 100 };
+    tfpi_status status = {0};
+    tfpi_image image = {0};
+    detection found[MAX_DETECTIONS];
+    tfpi_session_options session_options = {.num_threads = o->num_threads};
+    tfpi_session *session = NULL;
+    int count = -1, max = o->top_k < MAX_DETECTIONS ? o->top_k : MAX_DETECTIONS;
+    if (tfpi_image_load(image_path, &image, &status) != TFPI_OK)
+        fprintf(stderr, "error: --image: %s\n", status.message);
+    else if (!(session = tfpi_session_new(graph, &session_options, &status)) ||
+             (count = detect_objects(session, &image, labels, 0, found, max, &status)) < 0)
+        fprintf(stderr, "error: --graph: %s: %s\n", graph_path, status.message);
+    for (int i = 0; i < count; i++)
+        printf("%s (%d): %g\n", found[i].label, found[i].class_id, (double)found[i].score);
+    tfpi_session_free(session);
+    tfpi_image_free(&image);
+    return count < 0;
+}
+
 static int label_image(const options *o)
 {
     tfpi_status status = {0};
@@ -141,6 +176,8 @@ static int label_image(const options *o)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (!(graph = load_graph(o, graph_path, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
+    else if (is_detector(o, graph))
+        rc = print_detections(o, graph, image_path, &labels, graph_path);
     else if (!(input = input_tensor(o, graph, image_path, &status)))
         fprintf(stderr, "error: --image: %s\n", status.message);
     else if (!(scores = classify(o, graph, input, &status)))
@@ -174,6 +211,7 @@ int main(int argc, char **argv)
         {"self_test", FLAG_BOOL, &o.self_test, "check the default model's top label on grace_hopper.jpg"},
         {"root_dir", FLAG_STRING, &o.root_dir, "directory relative paths are taken from"},
         {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        LIMIT_FLAGS(o.limits),
         {"top_k", FLAG_INT, &o.top_k, "how many labels to print"},
         {"decrypt_key", FLAG_STRING, &o.decrypt_key, "the --graph was encrypted with tools/encrypt_model --key=this"},
     };

@@ -11,13 +11,14 @@ from ._tensors import from_tensor, to_tensor
 
 
 class Session:
-    """Session(graph, num_threads=0): num_threads <= 0 uses one thread per
-    core, 1 creates none. The session keeps the C graph alive until it is
+    """Session(graph, num_threads=0, max_memory=0): num_threads <= 0 uses one
+    thread per core, 1 creates none; max_memory is the memory budget in bytes
+    (0: half the RAM, -1: none). The session keeps the C graph alive until it is
     closed, even if the Graph is closed first."""
 
-    def __init__(self, graph, num_threads=0):
+    def __init__(self, graph, num_threads=0, max_memory=0):
         status = Status()
-        options = SessionOptions(int(num_threads))
+        options = SessionOptions(int(num_threads), int(max_memory))
         self.graph = graph
         self._lock = threading.Lock()
         graph._live()
@@ -69,5 +70,13 @@ class Session:
         finally:
             for t in tensors:
                 lib.tfpi_tensor_free(t)
-        results = [from_tensor(outputs[i]) for i in range(len(fetch_list))]
+        results = []
+        try:
+            for i in range(len(fetch_list)):
+                tensor, outputs[i] = outputs[i], None
+                results.append(from_tensor(tensor))  # frees tensor
+        finally:
+            for tensor in outputs:
+                if tensor:
+                    lib.tfpi_tensor_free(tensor)
         return results[0] if single else results

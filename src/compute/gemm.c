@@ -117,7 +117,11 @@ static void run_task(const gemm_job *job, int64_t task, float *packed)
         const int taps = (int)min64(job->taps_block, g->taps - t0);
         for (int64_t db = 0; db < job->depth_blocks; db++) {
             const int64_t d0 = db * job->depth_block, depth = min64(job->depth_block, g->depth - d0);
-            pack_b(g, t0, taps, d0, depth, col0, col1, packed);
+            /* Rows t0 * depth + d0 on of a prepacked B: a block is whole
+             * taps of full depth, or one tap's range of depth. */
+            const int64_t prepacked_row = t0 * g->depth + d0, panel_rows = g->taps * g->depth;
+            if (!g->b_in_panels)
+                pack_b(g, t0, taps, d0, depth, col0, col1, packed);
             tp_gemm_tile tile = {
                 .a_offset = d0,
                 .taps = taps,
@@ -132,7 +136,8 @@ static void run_task(const gemm_job *job, int64_t task, float *packed)
                 const int64_t block1 = min64(block0 + M_BLOCK_TILES, tile1);
                 find_rows(g, block0, block1, t0, taps, ptrs);
                 for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
-                    tile.b = packed + (col - col0) * taps * depth;
+                    tile.b = !g->b_in_panels ? packed + (col - col0) * taps * depth
+                                    : g->b + (col / TP_GEMM_NR * panel_rows + prepacked_row) * TP_GEMM_NR;
                     tile.cols = (int)min64(TP_GEMM_NR, col1 - col);
                     tile.scale = g->epilogue.scale ? g->epilogue.scale + col : NULL;
                     tile.bias = g->epilogue.bias ? g->epilogue.bias + col : NULL;
@@ -155,7 +160,7 @@ static void run_workers(void *arg, int64_t begin, int64_t end)
 {
     gemm_job *job = arg;
     for (int64_t worker = begin; worker < end; worker++) {
-        float *packed = job->buffers + (size_t)worker * job->buffer_floats;
+        float *packed = job->buffers ? job->buffers + (size_t)worker * job->buffer_floats : NULL;
         for (int task; (task = atomic_fetch_add(&job->next_task, 1)) < job->tasks;)
             run_task(job, task, packed);
     }
@@ -198,16 +203,18 @@ bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
 {
     if (g->m <= 0 || g->n <= 0)
         return true;
-    if (g->m == 1)
+    if (g->m == 1 && !g->b_in_panels)
         return tp_gemv_run(g, pool);
     const double macs = (double)g->m * (double)g->n * (double)(g->taps * g->depth);
     const int64_t threads = macs >= MIN_PARALLEL_MACS ? tp_threadpool_size(pool) : 1;
     gemm_job job = {.g = g};
     plan_job(&job, threads);
     const int64_t workers = min64(threads, job.tasks);
-    job.buffers = aligned_alloc(64, (sizeof(float) * job.buffer_floats * (size_t)workers + 63) & ~(size_t)63);
-    if (!job.buffers)
-        return false;
+    if (!g->b_in_panels) { /* B to pack: a buffer per worker */
+        job.buffers = aligned_alloc(64, (sizeof(float) * job.buffer_floats * (size_t)workers + 63) & ~(size_t)63);
+        if (!job.buffers)
+            return false;
+    }
     atomic_init(&job.next_task, 0);
     tp_parallel_for(workers > 1 ? pool : NULL, workers, 1, run_workers, &job);
     free(job.buffers);

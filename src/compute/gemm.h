@@ -66,11 +66,12 @@ typedef struct tp_gemm {
     int64_t m, n, taps, depth;
     tp_gemm_rows_fn rows;
     const void *rows_arg;
-    const float *b; /* row k of B at b + k * ldb, n columns */
+    const float *b; /* row k of B at b + k * ldb, n columns (unless b_in_panels) */
     int64_t ldb;
     float *c; /* row i of C at c + i * ldc */
     int64_t ldc;
     tp_gemm_epilogue epilogue;
+    bool b_in_panels; /* b is already in the micro-kernel's panels (ldb unused) */
 } tp_gemm;
 
 /* A plain row-major matrix as a rows function's argument (one tap). */
@@ -80,6 +81,16 @@ typedef struct tp_gemm_matrix {
 } tp_gemm_matrix;
 
 void tp_gemm_matrix_rows(const void *matrix, int64_t row, int rows, int64_t tap, int taps, const float **ptrs);
+
+/* B in panels (b_in_panels), the micro-kernel's own layout, for a producer that
+ * writes B itself (Winograd's transformed filters) and so saves the GEMM
+ * packing it: TP_GEMM_NR columns at a time, panel p at b + p * k *
+ * TP_GEMM_NR, its row k at + k * TP_GEMM_NR, columns past n zero. This is
+ * the panels' size in floats for k rows and n columns. */
+static inline int64_t tp_gemm_panel_floats(int64_t k, int64_t n)
+{
+    return (n + TP_GEMM_NR - 1) / TP_GEMM_NR * TP_GEMM_NR * k;
+}
 
 /* The identity epilogue: nothing applied. */
 tp_gemm_epilogue tp_gemm_no_epilogue(void);

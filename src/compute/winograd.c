@@ -132,16 +132,30 @@ typedef struct wino_job {
     atomic_bool failed;
 } wino_job;
 
-/* A worker's buffers: v[pos][tile][in_c], u[pos][in_c][channel_block],
- * m[pos][tile][channel_block]. */
+/* A worker's buffers: v[pos][tile][in_c]; u[pos], the transformed filters
+ * as the GEMM's panels (tp_gemm_panel_floats(in_c, channels) floats per
+ * position), so the GEMM packs nothing; m[pos][tile][channel_block]. */
 typedef struct wino_buffers {
     float *v, *u, *m;
 } wino_buffers;
 
-/* u[pos][c][k - k0] for output channels [k0, k0 + n). */
+/* Writes count values of row c, columns [k, k + count), into panels of
+ * in_c rows, splitting them where a panel ends. */
+static void store_in_panels(float *panels, int64_t in_c, int64_t c, int64_t k, const float *src, int count)
+{
+    while (count > 0) {
+        const int64_t offset = k % TP_GEMM_NR;
+        const int piece = (int)min64(count, TP_GEMM_NR - offset);
+        copy_lanes(panels + (k / TP_GEMM_NR * in_c + c) * TP_GEMM_NR + offset, src, piece);
+        k += piece, src += piece, count -= piece;
+    }
+}
+
+/* u as above for output channels [k0, k0 + n). */
 static void transform_filters(const wino_job *job, int64_t k0, int64_t n, float *u)
 {
     const int64_t in_c = job->p->in_c, out_c = job->p->out_c, tap_stride = in_c * out_c;
+    const int64_t pos_floats = tp_gemm_panel_floats(in_c, n);
     float g[3 * 3 * LANES], rows[ALPHA * 3 * LANES], out[ALPHA * LANES];
     for (int64_t c = 0; c < in_c; c++) {
         for (int64_t l0 = 0; l0 < n; l0 += LANES) {
@@ -155,10 +169,16 @@ static void transform_filters(const wino_job *job, int64_t k0, int64_t n, float 
             for (int y = 0; y < ALPHA; y++) { /* along each row, into the 6 positions of that row */
                 filter_1d(rows + y * 3 * LANES, LANES, out, LANES);
                 for (int x = 0; x < ALPHA; x++)
-                    copy_lanes(u + ((y * ALPHA + x) * in_c + c) * n + l0, out + x * LANES, lanes);
+                    store_in_panels(u + (y * ALPHA + x) * pos_floats, in_c, c, l0, out + x * LANES, lanes);
             }
         }
     }
+    const int64_t used = n % TP_GEMM_NR; /* zero the last panel's columns past n */
+    if (used)
+        for (int pos = 0; pos < POSITIONS; pos++)
+            for (int64_t c = 0; c < in_c; c++)
+                memset(u + pos * pos_floats + ((n / TP_GEMM_NR) * in_c + c) * TP_GEMM_NR + used, 0,
+                       sizeof(float) * (size_t)(TP_GEMM_NR - used));
 }
 
 /* Input and output pixel origin of tile t. */
@@ -261,8 +281,8 @@ static void run_task(wino_job *job, int64_t task, const wino_buffers *b)
             .depth = p->in_c,
             .rows = tp_gemm_matrix_rows,
             .rows_arg = &rows,
-            .b = b->u + pos * p->in_c * channels,
-            .ldb = channels,
+            .b = b->u + pos * tp_gemm_panel_floats(p->in_c, channels),
+            .b_in_panels = true,
             .c = b->m + pos * n * channels,
             .ldc = channels,
             .epilogue = tp_gemm_no_epilogue(),
@@ -280,7 +300,7 @@ static void run_tasks(void *arg, int64_t begin, int64_t end)
     wino_job *job = arg;
     const int64_t in_c = job->p->in_c;
     const size_t v = (size_t)(POSITIONS * job->tile_block * in_c);
-    const size_t u = (size_t)(POSITIONS * in_c * job->channel_block);
+    const size_t u = (size_t)(POSITIONS * tp_gemm_panel_floats(in_c, job->channel_block));
     const size_t m = (size_t)(POSITIONS * job->tile_block * job->channel_block);
     float *buffer = aligned_alloc(64, ((v + u + m) * sizeof(float) + 63) & ~(size_t)63);
     if (!buffer) {

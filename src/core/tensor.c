@@ -249,6 +249,16 @@ bool tp_same_shape(const tfpi_tensor *a, const tfpi_tensor *b)
     return true;
 }
 
+/* A float value as int64, saturated (NaN reads as 0): no undefined conversion. */
+static int64_t saturate_to_int(double v)
+{
+    if (v != v)
+        return 0;
+    if (v >= 9223372036854775807.0)
+        return INT64_MAX;
+    return v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+
 int64_t tp_get_int(const tfpi_tensor *t, int64_t i)
 {
     switch (t->dtype) {
@@ -258,8 +268,8 @@ int64_t tp_get_int(const tfpi_tensor *t, int64_t i)
     case TFPI_INT8: case TFPI_QINT8: return ((const int8_t *)t->data)[i];
     case TFPI_INT16: case TFPI_QINT16: return ((const int16_t *)t->data)[i];
     case TFPI_UINT16: case TFPI_QUINT16: return ((const uint16_t *)t->data)[i];
-    case TFPI_FLOAT: return (int64_t)((const float *)t->data)[i];
-    case TFPI_DOUBLE: return (int64_t)((const double *)t->data)[i];
+    case TFPI_FLOAT: return saturate_to_int(((const float *)t->data)[i]);
+    case TFPI_DOUBLE: return saturate_to_int(((const double *)t->data)[i]);
     default: return 0;
     }
 }

@@ -34,5 +34,8 @@ bool tp_wire_next(tp_wire_reader *r, tp_wire_field *f);
  * NUL byte in its name or op, attribute values nested at most
  * TP_WIRE_MAX_DEPTH deep. Returns the problem, or NULL. */
 const char *tp_wire_check_node_def(const uint8_t *data, size_t size);
+/* The same for every NodeDef of a serialized GraphDef (the model tools
+ * unpack whole GraphDefs). */
+const char *tp_wire_check_graph_def(const uint8_t *data, size_t size);
 
 #endif

@@ -1,5 +1,5 @@
-/* wire_nodedef.c - checks a serialized NodeDef before protobuf-c unpacks
- * it: its name and op hold no NUL byte (the C strings would silently be
+/* wire_nodedef.c - checks a serialized NodeDef (or each NodeDef of a
+ * GraphDef) before protobuf-c unpacks it: its name and op hold no NUL byte (the C strings would silently be
  * cut short), and its attribute values (AttrValue -> func / list.func ->
  * NameAttrList -> attr -> AttrValue ...) nest at most TP_WIRE_MAX_DEPTH
  * levels, as protobuf's other runtimes limit recursion, so the unpacker
@@ -57,6 +57,19 @@ const char *tp_wire_check_node_def(const uint8_t *data, size_t size)
         if ((f.number == 1 || f.number == 2) && memchr(f.bytes, 0, f.length))
             return f.number == 1 ? "its name holds a NUL byte" : "its op holds a NUL byte";
         const char *problem = f.number == 5 ? check_nesting(f.bytes, f.length, ATTR_MAP_ENTRY, 1) : NULL;
+        if (problem)
+            return problem;
+    }
+    return NULL;
+}
+
+const char *tp_wire_check_graph_def(const uint8_t *data, size_t size)
+{
+    tp_wire_reader r = {data, size, 0};
+    tp_wire_field f;
+    while (r.pos < r.size && tp_wire_next(&r, &f)) {
+        const char *problem = f.number == 1 && f.wire_type == TP_WIRE_LEN ? tp_wire_check_node_def(f.bytes, f.length)
+                                                                          : NULL;
         if (problem)
             return problem;
     }

@@ -8,10 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most pixels a decoder may produce (tfpi_image_set_max_pixels). */
+static int64_t max_pixels = TFPI_DEFAULT_MAX_IMAGE_PIXELS;
+
+void tfpi_image_set_max_pixels(int64_t pixels) { max_pixels = pixels > 0 ? pixels : TFPI_DEFAULT_MAX_IMAGE_PIXELS; }
+
 tfpi_code tp_image_alloc(tfpi_image *out, uint64_t width, uint64_t height,
                          const char *name, tfpi_status *status)
 {
     memset(out, 0, sizeof *out);
+    if (width <= TP_IMAGE_MAX_SIDE && height <= TP_IMAGE_MAX_SIDE && width * height > (uint64_t)max_pixels)
+        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                               "%s: image of %llux%llu pixels is over the limit of %lld pixels (max_image_pixels)",
+                               name, (unsigned long long)width, (unsigned long long)height, (long long)max_pixels);
     if (width == 0 || height == 0 || width > TP_IMAGE_MAX_SIDE ||
         height > TP_IMAGE_MAX_SIDE || width * height * 3 > TP_IMAGE_MAX_BYTES)
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,

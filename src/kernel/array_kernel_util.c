@@ -59,8 +59,8 @@ tfpi_code tp_reshape_dims(tp_op_ctx *ctx, int shape_input, int64_t *dims, int *n
     const tfpi_tensor *in = ctx->inputs[0], *shape = ctx->inputs[shape_input];
     int64_t n = tp_num_elements(shape), known = 1;
     int infer = -1;
-    if (shape->ndims > 1 || n > TFPI_MAX_DIMS)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape must be a vector of at most %d values",
+    if (shape->ndims > 1 || n > TFPI_MAX_DIMS || (shape->dtype != TFPI_INT32 && shape->dtype != TFPI_INT64))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "shape must be an int32 or int64 vector of at most %d values",
                        TFPI_MAX_DIMS);
     for (int i = 0; i < n; i++) {
         dims[i] = tp_get_int(shape, i);

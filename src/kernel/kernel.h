@@ -44,6 +44,7 @@ typedef struct tp_op_ctx {
     tfpi_tensor *outputs;
     void *state;
     tp_threadpool *pool; /* may be NULL: single-threaded */
+    uint64_t max_bytes;  /* the session's memory budget: no output may be larger */
     tfpi_status *status;
     tp_resource **resources; /* the run's resources; NULL while planning */
 } tp_op_ctx;

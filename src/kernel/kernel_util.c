@@ -52,11 +52,18 @@ tfpi_code tp_set_output(tp_op_ctx *ctx, int o, tfpi_dtype dtype, int ndims, cons
 {
     tfpi_tensor *out = &ctx->outputs[o];
     tp_tensor_set_shape(out, dtype, ndims, dims);
-    if (tp_shape_fits(dtype, ndims, dims))
-        return TFPI_OK;
     char shape[TFPI_MAX_DIMS * 22 + 3];
-    tfpi_code code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output %d shape %s is negative or too large", o,
-                             tp_shape_string(out, shape, sizeof shape));
+    tfpi_code code;
+    if (!tp_shape_fits(dtype, ndims, dims))
+        code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output %d shape %s is negative or too large", o,
+                       tp_shape_string(out, shape, sizeof shape));
+    else if (ctx->max_bytes && tp_byte_size(out) > ctx->max_bytes)
+        code = tp_fail(ctx, TFPI_OUT_OF_MEMORY,
+                       "output %d %s %s needs %zu bytes, over the memory budget of %llu bytes (max_memory)", o,
+                       tfpi_dtype_name(dtype), tp_shape_string(out, shape, sizeof shape), tp_byte_size(out),
+                       (unsigned long long)ctx->max_bytes);
+    else
+        return TFPI_OK;
     out->ndims = 0; /* nothing may size a buffer from it */
     return code;
 }

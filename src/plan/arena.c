@@ -2,12 +2,13 @@
  * time (and every feed) gets a buffer whose lifetime runs from the step that
  * writes it to the last step that reads it; buffers whose lifetimes overlap
  * never share bytes. Placement is greedy, largest first, lowest offset that
- * fits. Outputs of aliasing ops (Identity, Reshape...) and of steps fused
+ * fits (lifetime_index.c finds the buffers each one must avoid). Outputs of aliasing ops (Identity, Reshape...) and of steps fused
  * into their producer share their input's buffer, which then lives as long
  * as either. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/lifetime_index.h"
 #include "plan/plan.h"
 
 #define ARENA_ALIGN 64
@@ -82,19 +83,26 @@ static int by_offset(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* Greedy placement; returns the arena size. */
-static size_t place_buffers(buffer *buffers, int n, buffer **sorted, buffer **live)
+/* Greedy placement into *total bytes; false when out of memory. The
+ * placed buffers that overlap each new one in time come from a lifetime
+ * index, so this stays near-linear in the number of buffers. */
+static bool place_buffers(buffer *buffers, int n, buffer **sorted, buffer **live, size_t *total)
 {
-    size_t total = 0;
-    for (int i = 0; i < n; i++)
-        sorted[i] = &buffers[i];
-    qsort(sorted, (size_t)n, sizeof *sorted, by_size_desc);
+    int hi = 0;
     for (int i = 0; i < n; i++) {
+        sorted[i] = &buffers[i];
+        hi = buffers[i].last > hi ? buffers[i].last : hi;
+    }
+    qsort(sorted, (size_t)n, sizeof *sorted, by_size_desc);
+    tp_lifetime_index *placed = tp_lifetime_index_new(-1, hi, n);
+    int *ids = malloc(sizeof(int) * ((size_t)n + 1));
+    bool ok = placed && ids;
+    *total = 0;
+    for (int i = 0; ok && i < n; i++) {
         buffer *b = sorted[i];
-        int num_live = 0;
-        for (int j = 0; j < i; j++)
-            if (sorted[j]->first <= b->last && b->first <= sorted[j]->last)
-                live[num_live++] = sorted[j];
+        int num_live = tp_lifetime_index_overlapping(placed, b->first, b->last, ids);
+        for (int j = 0; j < num_live; j++)
+            live[j] = sorted[ids[j]];
         qsort(live, (size_t)num_live, sizeof *live, by_offset);
         size_t offset = 0;
         for (int j = 0; j < num_live; j++) {
@@ -104,10 +112,13 @@ static size_t place_buffers(buffer *buffers, int n, buffer **sorted, buffer **li
                 offset = live[j]->offset + live[j]->size;
         }
         b->offset = offset;
-        if (offset + b->size > total)
-            total = offset + b->size;
+        if (offset + b->size > *total)
+            *total = offset + b->size;
+        ok = tp_lifetime_index_add(placed, b->first, b->last, i);
     }
-    return total;
+    tp_lifetime_index_free(placed);
+    free(ids);
+    return ok;
 }
 
 tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status)
@@ -133,9 +144,12 @@ tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status)
         for (int i = 0; i < num_tensors; i++)
             l.buffer_of[i] = -1;
         collect_buffers(&l);
-        plan->arena_size = place_buffers(l.buffers, l.num_buffers, sorted, live);
-        plan->arena = aligned_alloc(ARENA_ALIGN, plan->arena_size + ARENA_ALIGN);
-        if (!plan->arena)
+        if (!place_buffers(l.buffers, l.num_buffers, sorted, live, &plan->arena_size))
+            code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory planning the arena");
+        if (code == TFPI_OK)
+            code = tp_plan_charge(plan, -1, 0, plan->arena_size, status);
+        plan->arena = code == TFPI_OK ? aligned_alloc(ARENA_ALIGN, plan->arena_size + ARENA_ALIGN) : NULL;
+        if (code == TFPI_OK && !plan->arena)
             code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory allocating a %zu-byte arena",
                             plan->arena_size);
     }

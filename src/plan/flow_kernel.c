@@ -1,9 +1,17 @@
-/* flow_kernel.c - runs one ordinary kernel for the dynamic executor: every
- * input has its value, so prepare sees the real data and sets the real
- * output shapes; outputs take pool buffers unless prepare already produced
- * them; an output that lies inside an input's bytes (Identity, Reshape)
- * shares that value, one that lies in the kernel's state is copied before
- * the state is released. */
+/* flow_kernel.c - runs one ordinary kernel for the dynamic executor.
+ *
+ * Preparing: a kernel is first prepared as the static planner would, seeing
+ * the data of constant inputs only (values computed while planning) and the
+ * shapes of the others. If that works (and the kernel is not TP_DYNAMIC or
+ * TP_STATEFUL) the prepared kernel is kept and reused while the input
+ * shapes and constants stay the same: convolution weights are packed once,
+ * not per run or per loop iteration. Otherwise it is prepared with every
+ * input's data, for this execution only.
+ *
+ * Outputs take pool buffers unless prepare already produced them; an output
+ * that lies inside an input's bytes (Identity, Reshape) shares that value,
+ * one that lies in the kernel's state is copied. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan/flow_plan.h"
@@ -38,6 +46,90 @@ static tp_value *wrap_prepared(tp_flow_plan *plan, tp_value *const *inputs, int 
     return v;
 }
 
+void tp_flow_forget_kernel(tp_flow_node *fn)
+{
+    if (fn->prepared && fn->kernel->release)
+        fn->kernel->release(fn->state);
+    fn->prepared = false;
+    fn->state = NULL;
+}
+
+static bool same_inputs(const tp_flow_node *fn, tp_value *const *inputs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!tp_same_shape(&fn->prepared_inputs[i], &inputs[i]->t) ||
+            fn->prepared_inputs[i].dtype != inputs[i]->t.dtype ||
+            fn->prepared_constants[i] != (inputs[i]->constant ? inputs[i] : NULL))
+            return false;
+    return true;
+}
+
+/* Points the kernel's input views at the values; data only where `data`. */
+static void show_inputs(tp_flow_node *fn, tp_value *const *inputs, int n, bool all_data)
+{
+    for (int i = 0; i < n; i++) {
+        fn->views[i] = inputs[i]->t;
+        fn->views[i].owns_data = false;
+        if (!all_data && !inputs[i]->constant)
+            fn->views[i].data = NULL;
+        fn->ctx_inputs[i] = &fn->views[i];
+    }
+}
+
+static bool remember(tp_flow_node *fn, tp_value *const *inputs, int n, void *state)
+{
+    if (!fn->prepared_inputs) {
+        fn->prepared_inputs = calloc((size_t)n + 1, sizeof *fn->prepared_inputs);
+        fn->prepared_constants = calloc((size_t)n + 1, sizeof *fn->prepared_constants);
+        fn->prepared_outputs = calloc((size_t)fn->num_outputs, sizeof *fn->prepared_outputs);
+        if (!fn->prepared_inputs || !fn->prepared_constants || !fn->prepared_outputs)
+            return false;
+    }
+    for (int i = 0; i < n; i++) {
+        tp_tensor_set_shape(&fn->prepared_inputs[i], inputs[i]->t.dtype, inputs[i]->t.ndims, inputs[i]->t.dims);
+        fn->prepared_constants[i] = inputs[i]->constant ? inputs[i] : NULL;
+    }
+    memcpy(fn->prepared_outputs, fn->ctx_outputs, sizeof *fn->ctx_outputs * (size_t)fn->num_outputs);
+    fn->state = state;
+    fn->prepared = true;
+    return true;
+}
+
+/* Prepares the kernel (or takes the one kept for these inputs); on success
+ * ctx->state holds its state and *kept says whether the node keeps it. */
+static tfpi_code prepare(tp_flow_node *fn, tp_op_ctx *ctx, tp_value *const *inputs, bool *kept)
+{
+    const tp_kernel *k = fn->kernel;
+    int n = ctx->num_inputs;
+    *kept = false;
+    if (fn->prepared && same_inputs(fn, inputs, n)) {
+        memcpy(ctx->outputs, fn->prepared_outputs, sizeof *ctx->outputs * (size_t)fn->num_outputs);
+        ctx->state = fn->state;
+        *kept = true;
+        return TFPI_OK;
+    }
+    tp_flow_forget_kernel(fn);
+    if (!fn->uncacheable && !(k->flags & (TP_DYNAMIC | TP_STATEFUL))) {
+        show_inputs(fn, inputs, n, false);
+        tfpi_status quiet = {0};
+        tfpi_status *status = ctx->status;
+        ctx->status = &quiet;
+        tfpi_code code = k->prepare(ctx);
+        ctx->status = status;
+        if (code == TFPI_OK && remember(fn, inputs, n, ctx->state)) {
+            *kept = true;
+            return TFPI_OK;
+        }
+        if (k->release)
+            k->release(ctx->state);
+        ctx->state = NULL;
+        memset(ctx->outputs, 0, sizeof *ctx->outputs * (size_t)fn->num_outputs);
+        fn->uncacheable = true; /* its prepare needs values: prepare per execution */
+    }
+    show_inputs(fn, inputs, n, true);
+    return k->prepare(ctx);
+}
+
 tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inputs, tp_value **outputs,
                              tp_resource **resources, tfpi_status *status)
 {
@@ -45,15 +137,15 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
     const tp_node *gn = &plan->graph->nodes[node];
     const tp_kernel *k = fn->kernel;
     memset(fn->ctx_outputs, 0, sizeof *fn->ctx_outputs * (size_t)fn->num_outputs);
-    for (int i = 0; i < gn->num_inputs; i++)
-        fn->ctx_inputs[i] = &inputs[i]->t;
     tp_op_ctx ctx = {.def = gn->def, .graph = plan->graph, .num_inputs = gn->num_inputs,
                      .inputs = fn->ctx_inputs, .num_outputs = fn->num_outputs, .outputs = fn->ctx_outputs,
                      .pool = plan->threads, .status = status, .resources = resources};
     tfpi_tensor *out = fn->ctx_outputs;
     for (int o = 0; o < fn->num_outputs; o++)
         outputs[o] = NULL;
-    tfpi_code code = k->prepare(&ctx);
+    bool kept;
+    tfpi_code code = prepare(fn, &ctx, inputs, &kept);
+    show_inputs(fn, inputs, gn->num_inputs, true); /* run sees every input's data */
     for (int o = 0; code == TFPI_OK && o < fn->num_outputs; o++)
         if (!tp_shape_fits(out[o].dtype, out[o].ndims, out[o].dims))
             code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s): output %d would be too large",
@@ -81,7 +173,7 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
             code = tp_value_own_strings(outputs[o], status);
         }
     }
-    if (k->release)
+    if (!kept && k->release)
         k->release(ctx.state);
     if (code != TFPI_OK)
         for (int o = 0; o < fn->num_outputs; o++) {

@@ -332,8 +332,9 @@ static tfpi_code prepare_nodes(tp_flow_plan *plan, tfpi_status *status)
         if (!is_fed(plan, n) && !(fn->kernel = tp_find_kernel(gn->def->op)))
             return tp_plan_missing_kernel(gn->def, status);
         fn->ctx_inputs = calloc((size_t)gn->num_inputs + 1, sizeof *fn->ctx_inputs);
+        fn->views = calloc((size_t)gn->num_inputs + 1, sizeof *fn->views);
         fn->ctx_outputs = calloc((size_t)fn->num_outputs, sizeof *fn->ctx_outputs);
-        if (!fn->ctx_inputs || !fn->ctx_outputs)
+        if (!fn->ctx_inputs || !fn->views || !fn->ctx_outputs)
             return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     }
     return TFPI_OK;
@@ -375,10 +376,13 @@ static tfpi_code fold_constants(tp_flow_plan *plan, tfpi_status *status)
         tfpi_code code = tp_flow_run_kernel(plan, n, inputs, outputs, NULL, status);
         if (inputs != inputs_buf)
             free(inputs);
+        tp_flow_forget_kernel(fn); /* it never runs again */
         if (code != TFPI_OK) {
             free(outputs);
             return code;
         }
+        for (int o = 0; o < fn->num_outputs; o++)
+            outputs[o]->constant = true;
         fn->folded = outputs;
     }
     return TFPI_OK;
@@ -439,8 +443,14 @@ void tp_flow_plan_free(tp_flow_plan *plan)
             tp_value_unref(&plan->pool, fn->folded[o]);
         free(fn->folded);
         free(fn->consumers);
+        if (fn->kernel)
+            tp_flow_forget_kernel(fn);
         free(fn->ctx_inputs);
+        free(fn->views);
         free(fn->ctx_outputs);
+        free(fn->prepared_outputs);
+        free(fn->prepared_inputs);
+        free(fn->prepared_constants);
     }
     for (int f = 1; f < plan->num_frames; f++)
         free((char *)plan->frames[f].name);

@@ -42,8 +42,16 @@ typedef struct tp_flow_node {
     int num_consumers;
     tp_flow_consumer *consumers;
     tp_value **folded; /* root-frame outputs computed once from constants; NULL if not */
-    tfpi_tensor **ctx_inputs; /* the kernel's view of its inputs, reused per execution */
+    tfpi_tensor **ctx_inputs; /* the kernel's view of its inputs: &views[i] */
+    tfpi_tensor *views;       /* its inputs' shapes, and data while it runs */
     tfpi_tensor *ctx_outputs;
+    /* A prepared kernel kept for the next execution with the same input
+     * shapes and constants (flow_kernel.c); prepared is false if none. */
+    bool prepared, uncacheable;
+    void *state;
+    tfpi_tensor *prepared_outputs;
+    tfpi_tensor *prepared_inputs; /* dtype and shape per input */
+    const tp_value **prepared_constants; /* per input: the constant value, or NULL */
 } tp_flow_node;
 
 typedef struct tp_flow_frame {
@@ -88,9 +96,12 @@ tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_
 void tp_flow_plan_free(tp_flow_plan *plan);
 
 /* Runs node's kernel on values (dead inputs are not allowed here): prepares
- * it for these shapes, allocates outputs from the pool, runs, releases the
- * kernel state. outputs[0..num_outputs) receive new references. */
+ * it for these shapes (or reuses the kernel prepared for the same shapes
+ * and constants), allocates outputs from the pool, runs.
+ * outputs[0..num_outputs) receive new references. */
 tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inputs, tp_value **outputs,
                              tp_resource **resources, tfpi_status *status);
+/* Releases the kernel a node keeps prepared (flow_kernel.c). */
+void tp_flow_forget_kernel(tp_flow_node *fn);
 
 #endif

@@ -17,6 +17,7 @@ typedef struct tp_value {
     struct tp_value *owner; /* t.data lies in owner's bytes; NULL: its own or borrowed */
     size_t capacity;        /* bytes of its own buffer; 0 if borrowed or shared */
     bool owns_strings;      /* string elements were copied and are freed with it */
+    bool constant;          /* computed once while planning: the same value every run */
 } tp_value;
 
 typedef struct tp_value_pool {

@@ -12,6 +12,37 @@ tfpi_tensor *tp_plan_tensor(tp_plan *plan, tp_edge e)
     return &plan->nodes[e.node].ctx.outputs[e.index];
 }
 
+tfpi_code tp_plan_charge(tp_plan *plan, int node, int output, uint64_t bytes, tfpi_status *status)
+{
+    if (bytes <= plan->max_memory && plan->memory_used <= plan->max_memory - bytes) {
+        plan->memory_used += bytes;
+        return TFPI_OK;
+    }
+    char what[600] = "the activation arena";
+    if (node >= 0) {
+        const Tfpi__NodeDef *def = plan->graph->nodes[node].def;
+        const tfpi_tensor *t = &plan->nodes[node].ctx.outputs[output];
+        char shape[TFPI_MAX_DIMS * 22 + 3];
+        snprintf(what, sizeof what, "node '%s' (%s): output %d %s %s", def->name, def->op, output,
+                 tfpi_dtype_name(t->dtype), tp_shape_string(t, shape, sizeof shape));
+    }
+    return tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
+                           "%s needs %llu bytes; with the %llu bytes already planned that is over the memory "
+                           "budget of %llu bytes (max_memory)",
+                           what, (unsigned long long)bytes, (unsigned long long)plan->memory_used,
+                           (unsigned long long)plan->max_memory);
+}
+
+/* Bytes a known output holds: its elements and, for strings, their bytes. */
+static uint64_t held_bytes(const tfpi_tensor *t)
+{
+    uint64_t bytes = tp_byte_size(t);
+    if (t->dtype == TFPI_STRING && t->data)
+        for (int64_t i = 0; i < tp_num_elements(t); i++)
+            bytes += ((const tfpi_bytes *)t->data)[i].size;
+    return bytes;
+}
+
 tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, int n, const char *what,
                                tp_edge **out, tfpi_status *status)
 {
@@ -87,6 +118,10 @@ tfpi_code tp_plan_check_feed(const Tfpi__NodeDef *def, const char *name, const t
     const Tfpi__AttrValue *shape = tp_attr(def, "shape");
     if (!shape || shape->value_case != TFPI__ATTR_VALUE__VALUE_SHAPE || shape->shape->unknown_rank)
         return TFPI_OK;
+    for (size_t i = 0; i < shape->shape->n_dim; i++)
+        if (shape->shape->dim[i]->size < -1)
+            return tp_node_error(def, status, TFPI_INVALID_ARGUMENT, "attribute shape has dim %lld (sizes are >= -1)",
+                                 (long long)shape->shape->dim[i]->size);
     bool ok = (int)shape->shape->n_dim == t->ndims;
     for (int i = 0; ok && i < t->ndims; i++)
         ok = shape->shape->dim[i]->size < 0 || shape->shape->dim[i]->size == t->dims[i];
@@ -231,30 +266,39 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
     if (code != TFPI_OK)
         return code;
     tfpi_tensor *out = pn->ctx.outputs;
-    for (int o = 0; o < pn->ctx.num_outputs; o++)
+    for (int o = 0; o < pn->ctx.num_outputs; o++) {
         if (!tp_shape_fits(out[o].dtype, out[o].ndims, out[o].dims))
             return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s): output %d would be too large",
                             gn->def->name, gn->def->op, o);
+        if (tp_byte_size(&out[o]) > plan->max_memory - plan->memory_used)
+            return tp_plan_charge(plan, index, o, tp_byte_size(&out[o]), status);
+    }
     pn->alias_input = (pn->kernel->flags & TP_ALIAS_INPUT0) && pn->ctx.num_inputs > 0 ? 0 : -1;
     bool inputs_known = all_known(pn->ctx.inputs, pn->ctx.num_inputs);
     bool outputs_known = true;
     for (int o = 0; o < pn->ctx.num_outputs; o++)
         outputs_known = outputs_known && out[o].data;
     if (outputs_known) { /* prepare computed them (Const, Shape...) */
+        for (int o = 0; o < pn->ctx.num_outputs; o++)
+            if ((code = tp_plan_charge(plan, index, o, held_bytes(&out[o]), status)) != TFPI_OK)
+                return code;
         pn->known = true;
     } else if ((pn->kernel->flags & TP_ALIAS_INPUT0) && inputs_known && pn->ctx.num_outputs == 1) {
         out[0].data = pn->ctx.inputs[0]->data;
         pn->known = true;
     } else if (inputs_known && !(pn->kernel->flags & TP_STATEFUL)) {
         for (int o = 0; o < pn->ctx.num_outputs; o++)
-            if (!out[o].data && (code = tp_tensor_alloc(&out[o], status)) != TFPI_OK)
+            if (!out[o].data && ((code = tp_plan_charge(plan, index, o, tp_byte_size(&out[o]), status)) != TFPI_OK ||
+                                 (code = tp_tensor_alloc(&out[o], status)) != TFPI_OK))
                 return code;
         if ((code = pn->kernel->run(&pn->ctx)) != TFPI_OK)
             return code;
         /* Kernels copy string elements by reference; a folded output
          * outlives the plan's inputs' lifetimes, so it takes its own bytes. */
         for (int o = 0; o < pn->ctx.num_outputs; o++)
-            if (out[o].owns_data && out[o].dtype == TFPI_STRING && (code = tp_tensor_own_strings(&out[o], status)))
+            if (out[o].owns_data && out[o].dtype == TFPI_STRING &&
+                ((code = tp_plan_charge(plan, index, o, held_bytes(&out[o]) - tp_byte_size(&out[o]), status)) ||
+                 (code = tp_tensor_own_strings(&out[o], status))))
                 return code;
         pn->known = true;
     }
@@ -263,7 +307,7 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
 
 tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
                      tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
-                     int num_fetches, tp_threadpool *pool, tfpi_status *status)
+                     int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status)
 {
     tp_plan *plan = calloc(1, sizeof *plan);
     int *order = malloc(sizeof(int) * ((size_t)graph->num_nodes + 1));
@@ -278,6 +322,7 @@ tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
         return NULL;
     }
     plan->num_feeds = num_feeds;
+    plan->max_memory = max_memory;
     plan->num_fetches = num_fetches;
     code = tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &plan->feeds, status);
     if (code == TFPI_OK)
@@ -294,6 +339,7 @@ tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
         if (pn->fed)
             continue;
         pn->ctx.pool = pool;
+        pn->ctx.max_bytes = max_memory;
         code = prepare_node(plan, order[i], status);
         if (code == TFPI_OK && !pn->known)
             plan->steps[plan->num_steps++] = order[i];

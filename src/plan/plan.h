@@ -35,12 +35,14 @@ typedef struct tp_plan {
     int num_fetches;
     tp_edge *fetches;
     tfpi_status status; /* status of the kernels' ctx */
+    uint64_t max_memory;  /* the budget for everything below */
+    uint64_t memory_used; /* folded constants and string bytes held by the plan */
 } tp_plan;
 
 /* Builds a plan; feeds give dtype and shape (their data is not read). */
 tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
                      tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
-                     int num_fetches, tp_threadpool *pool, tfpi_status *status);
+                     int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status);
 void tp_plan_free(tp_plan *plan);
 
 /* Resolves n tensor names to a new array of edges (*out, freed by the
@@ -61,6 +63,10 @@ tfpi_tensor *tp_plan_tensor(tp_plan *plan, tp_edge e);
 /* Folds scale/bias/activation steps into the producers that accept them
  * (fuse.c). */
 void tp_plan_fuse(tp_plan *plan);
+
+/* Counts bytes the plan holds against its memory budget; fails naming the
+ * node, output, shape and bytes that would pass it (node < 0: the arena). */
+tfpi_code tp_plan_charge(tp_plan *plan, int node, int output, uint64_t bytes, tfpi_status *status);
 
 /* Lays the runtime tensors out in one arena by lifetime (arena.c). */
 tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status);

@@ -4,8 +4,10 @@
  * Graphs with control flow or data-dependent shapes get a flow plan instead
  * and run on the dynamic executor (flow_run.c); straight-line graphs never
  * touch it. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plan/switch_fold.h"
 #include "run/flow_run.h"
@@ -25,6 +27,7 @@ struct tfpi_session {
     bool profiling;
     tfpi_node_profile *profile; /* one record per step run (fused steps are not) */
     int num_profiled;
+    uint64_t max_memory; /* the plans' memory budget */
 };
 
 tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_options *options,
@@ -43,8 +46,18 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
         return NULL;
     }
     s->graph = graph;
+    int64_t budget = options ? options->max_memory_bytes : 0;
+    s->max_memory = budget < 0 ? UINT64_MAX : budget == 0 ? (uint64_t)tfpi_default_max_memory() : (uint64_t)budget;
     s->max_loop_iterations = TFPI_DEFAULT_MAX_LOOP_ITERATIONS;
     return s;
+}
+
+int64_t tfpi_default_max_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0)
+        return (int64_t)1 << 30; /* unknown: 1 GiB */
+    return (int64_t)pages / 2 * page_size;
 }
 
 static void forget_plan(tfpi_session *s)
@@ -96,12 +109,11 @@ static bool plan_matches(const tfpi_session *s, const char *const *feed_names,
         if (feeds[i]->dtype != s->feed_shapes[i].dtype ||
             !tp_same_shape(feeds[i], &s->feed_shapes[i]))
             return false;
-    for (int i = 0; i < num_feeds; i++) {
-        const tfpi_tensor *planned = tp_plan_tensor(s->plan, s->plan->feeds[i]);
+    /* A fed node the fetches do not need has no output slots. */
+    for (int i = 0; i < num_feeds; i++)
         if (feeds[i]->dtype == TFPI_STRING && s->plan->nodes[s->plan->feeds[i].node].needed &&
-            !tp_same_strings(feeds[i], planned))
+            !tp_same_strings(feeds[i], tp_plan_tensor(s->plan, s->plan->feeds[i])))
             return false;
-    }
     return true;
 }
 
@@ -130,7 +142,8 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
         s->flow = tp_flow_plan_new(g, feed_names, num_feeds, fetch_names, num_fetches, s->pool,
                                    s->max_loop_iterations, status);
     else
-        s->plan = tp_plan_new(g, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool, status);
+        s->plan = tp_plan_new(g, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool,
+                              s->max_memory, status);
     if (!s->plan && !s->flow)
         return status ? status->code : TFPI_INVALID_ARGUMENT;
     s->num_feeds = num_feeds;

@@ -3,8 +3,9 @@
 # lossless PNGs), it prints the detections TensorFlow.js computed from the
 # same graph (labels, scores within 1e-4, corners within 0.1 pixel), on 1
 # and 3 threads; --output writes a PNG of the picture's size; camera
-# --detect announces the best object; summarize_graph and print_required_ops
-# describe the graph; bad flags and files are one-line errors.
+# --detect announces the best object; label_image lists the best detection;
+# summarize_graph and print_required_ops describe the graph; bad flags and
+# files are one-line errors.
 . tests/cli/lib.sh
 PY=/usr/bin/python3
 TD=${TFPI_TESTDATA:-../shared/testdata}
@@ -35,6 +36,18 @@ if [ "$rc" -eq 0 ] && [ "$size" = "0 0 0 250 0 0 0 187" ] &&
     cli_result "detect --output writes the picture (250x187 PNG)" yes ""
 else
     cli_result "detect --output writes the picture (250x187 PNG)" no "rc $rc, IHDR size '$size' $(cat "$CLI_TMP/err")"
+fi
+
+# label_image on a detection graph: its best detection is the top label
+"$PY" tests/cli/detection_reference.py lines "$D/image_11" "$D/labels.txt" 0 | head -n 1 >"$CLI_TMP/want.txt"
+# shellcheck disable=SC2086
+run_tool label_image $MODEL --input_layer=image_tensor --image="$CLI_TMP/image_11.png" --top_k=1
+sed -E 's/^(.*) \([0-9]+\): (.*)$/\1 \2/' "$CLI_TMP/out" >"$CLI_TMP/got.txt"
+if [ "$rc" -eq 0 ] && awk 'NR == FNR { label = $1; score = $2; next }
+        { exit !($1 == label && $2 - score < 1e-4 && score - $2 < 1e-4) }' "$CLI_TMP/want.txt" "$CLI_TMP/got.txt"; then
+    cli_result "label_image lists a detection graph's best detection" yes ""
+else
+    cli_result "label_image lists a detection graph's best detection" no "got '$(cat "$CLI_TMP/out")', want '$(cat "$CLI_TMP/want.txt")' $(cat "$CLI_TMP/err")"
 fi
 
 mkdir -p "$CLI_TMP/frames"

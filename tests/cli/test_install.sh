@@ -10,6 +10,7 @@
 # multiarch libdir) and use PKG_CONFIG_SYSROOT_DIR, as a cross build against
 # an installed tfpi would; their programs run under qemu.
 . tests/cli/lib.sh
+: "${VERSION:?}" "${SONAME:?}" "${BIN:?}"
 MODEL=downloads/models/mobilenet_v1_0.25_224/frozen_graph.pb
 IMAGE=downloads/images/grace_hopper.jpg
 D=$CLI_TMP/root
@@ -78,13 +79,11 @@ fi
 # tfpi_app's "VERSION INDEX SCORE" must match label_image's top line.
 score=$(echo "$want" | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/')
 app_check() { # app_check NAME BINARY [LD_LIBRARY_PATH]
-    if [ -n "${3:-}" ]; then
-        # shellcheck disable=SC2086 # QEMU is a command with arguments
-        if [ -n "${QEMU:-}" ]; then
-            out=$($QEMU -E LD_LIBRARY_PATH="$3" "$2" "$MODEL" "$IMAGE" 2>&1)
-        else
-            out=$(LD_LIBRARY_PATH="$3" "$2" "$MODEL" "$IMAGE" 2>&1)
-        fi
+    # shellcheck disable=SC2086 # QEMU is a command with arguments
+    if [ -n "${3:-}" ] && [ -n "${CROSS_PREFIX:-}" ]; then
+        out=$($QEMU -E LD_LIBRARY_PATH="$3" "$2" "$MODEL" "$IMAGE" 2>&1)
+    elif [ -n "${3:-}" ]; then
+        out=$(LD_LIBRARY_PATH="$3" $QEMU "$2" "$MODEL" "$IMAGE" 2>&1)
     else
         out=$($QEMU "$2" "$MODEL" "$IMAGE" 2>&1)
     fi
@@ -97,7 +96,7 @@ app_check() { # app_check NAME BINARY [LD_LIBRARY_PATH]
 SANITIZE_FLAGS=
 [ -z "${SANITIZE:-}" ] || SANITIZE_FLAGS="-fsanitize=address,undefined"
 # shellcheck disable=SC2046 # pkg-config prints flags to split
-if $CC tests/cli/data/tfpi_app.c $(pkg --cflags --libs tfpi) $LINK_EXTRA $SANITIZE_FLAGS \
+if $CC tests/cli/data/tfpi_app.c $(pkg --cflags --libs tfpi) ${LINK_EXTRA:+"$LINK_EXTRA"} $SANITIZE_FLAGS \
     -o "$CLI_TMP/app_dynamic" 2>"$CLI_TMP/err"; then
     if "${CROSS_PREFIX:-}readelf" -d "$CLI_TMP/app_dynamic" | grep -q "NEEDED.*\[$SONAME\]"; then
         app_check "a program built with pkg-config --libs tfpi links $SONAME and runs" \
@@ -108,9 +107,9 @@ if $CC tests/cli/data/tfpi_app.c $(pkg --cflags --libs tfpi) $LINK_EXTRA $SANITI
 else
     cli_result "a program built with pkg-config --libs tfpi" no "$(head -c 300 "$CLI_TMP/err")"
 fi
+# shellcheck disable=SC2046 # pkg-config prints flags to split
 if [ -n "${SANITIZE:-}" ]; then
     echo "skip: static linking with pkg-config --static (the sanitizers have no static runtime)"
-# shellcheck disable=SC2046
 elif $CC -static tests/cli/data/tfpi_app.c $(pkg --static --cflags --libs tfpi) \
     -o "$CLI_TMP/app_static" 2>"$CLI_TMP/err"; then
     if "${CROSS_PREFIX:-}readelf" -d "$CLI_TMP/app_static" | grep -q NEEDED; then
@@ -125,7 +124,11 @@ fi
 if [ -n "${CROSS_PREFIX:-}" ]; then
     echo "skip: the installed Python module is checked on host builds"
 else
-    [ -z "${SANITIZE:-}" ] || export LD_PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0
+    if [ -n "${SANITIZE:-}" ]; then
+        LD_PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
+        ASAN_OPTIONS=detect_leaks=0
+        export LD_PRELOAD ASAN_OPTIONS
+    fi
     out=$(env -u TFPI_LIBRARY PYTHONPATH="$D$PYTHONDIR" /usr/bin/python3 -c \
         'import tfpi, tfpi._library as l; print(tfpi.version(), l.lib._name)' 2>&1)
     unset LD_PRELOAD

@@ -3,12 +3,13 @@
 # Makefile's VERSION, the .so carries the soname libtfpi.so.MAJOR behind the
 # usual symlinks, and it exports the whole tfpi.h API and nothing else.
 . tests/cli/lib.sh
+: "${VERSION:?}" "${SONAME:?}" "${BIN:?}" "${PROGRAMS:?}"
 LIB=$BIN/../lib
 NM=${CROSS_PREFIX:-}nm
 READELF=${CROSS_PREFIX:-}readelf
 
-for src in tools/*.c pi_examples/label_image/label_image.c pi_examples/camera/camera.c; do
-    tool=$(basename "$src" .c)
+# PROGRAMS: the Makefile's list of what make install and tfpi-tools ship.
+for tool in $PROGRAMS; do
     expect_output "$tool --version" "^$tool \(tfpi\) $VERSION\$" "$tool" --version
 done
 

@@ -1,6 +1,5 @@
 /* fuzz_image.c - libFuzzer target for tfpi_image_decode (+ a small
- * tfpi_image_to_input). Build and run from the repo root:
- *   clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/fuzz_image.c src/image/*.c src/core/status.c -ljpeg -lpng -lz -lm -o /tmp/fuzz_image && mkdir -p /tmp/fuzz_corpus && /tmp/fuzz_image -max_total_time=120 -rss_limit_mb=2048 /tmp/fuzz_corpus ../shared/testdata/images ../shared/testdata/tf_reference/mobilenet_v1_0.25_128_plates */
+ * tfpi_image_to_input). Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include "tfpi.h"
 
 #include <stddef.h>

@@ -1,11 +1,7 @@
 /* fuzz_memmapped.c - libFuzzer target for the memmapped model reader: the
  * directory checks on their own (tp_memmapped_read_dir), and the whole load
  * path (detection, directory, GraphDef region, ImmutableConst checks)
- * through tfpi_graph_load_buffer. Build and run from the repo root after
- * `make` (for gen/proto and the op registry):
- *   clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Igen/proto tests/fuzz/fuzz_memmapped.c $(find src kernels gen/proto -name '*.c') gen/linux/op_registry.c -lprotobuf-c -lpng -ljpeg -lz -lm -lpthread -o /tmp/fuzz_memmapped
- *   mkdir -p /tmp/fuzz_mm_corpus && gen/linux/bin/convert_graphdef_memmapped_format --in_graph=../shared/testdata/mnist/mnist.pb --out_graph=/tmp/fuzz_mm_corpus/mnist --min_conversion_tensor_size=64
- *   /tmp/fuzz_memmapped -max_total_time=300 -rss_limit_mb=2048 /tmp/fuzz_mm_corpus */
+ * through tfpi_graph_load_buffer. Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include <stddef.h>
 #include <stdint.h>
 

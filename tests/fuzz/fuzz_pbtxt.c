@@ -1,10 +1,7 @@
 /* fuzz_pbtxt.c - libFuzzer target for the protobuf text-format parser and
  * printer (tools/common/pbtxt_*.c) on GraphDefs. Besides not crashing, text
  * that parses must print to text that parses back to the same text.
- * Build and run from the repo root after `make` (for gen/proto):
- *   clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Igen/proto -Itools/common tests/fuzz/fuzz_pbtxt.c tools/common/pbtxt_parse.c tools/common/pbtxt_print.c gen/proto/graph.pb-c.c -lprotobuf-c -o /tmp/fuzz_pbtxt
- *   mkdir -p /tmp/fuzz_pbtxt_corpus && cp tests/fuzz/seeds/graph.pbtxt /tmp/fuzz_pbtxt_corpus/
- *   /tmp/fuzz_pbtxt -max_total_time=300 /tmp/fuzz_pbtxt_corpus */
+ * Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

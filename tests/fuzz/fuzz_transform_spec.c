@@ -1,10 +1,7 @@
 /* fuzz_transform_spec.c - libFuzzer target for the --transforms grammar
  * parser of transform_graph (tools/transforms/transform_spec.c): any text
  * either parses into calls whose names and values are non-empty, or fails
- * with a message. Build and run from the repo root:
- *   clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Itools/common tests/fuzz/fuzz_transform_spec.c tools/transforms/transform_spec.c tools/common/xalloc.c src/core/status.c -o /tmp/fuzz_transform_spec
- *   mkdir -p /tmp/fuzz_spec_corpus && echo 'a b(c=1, d="x,y") e( f = g )' > /tmp/fuzz_spec_corpus/seed
- *   /tmp/fuzz_transform_spec -max_total_time=120 /tmp/fuzz_spec_corpus */
+ * with a message. Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include <stdlib.h>
 #include <string.h>
 

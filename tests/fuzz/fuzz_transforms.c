@@ -1,10 +1,7 @@
 /* fuzz_transforms.c - libFuzzer target for transform_graph's transforms on
  * hostile GraphDefs: the input is a binary GraphDef; every transform runs
  * on it in turn (errors are fine, crashes, leaks and hangs are not), and
- * the result must serialize. Build and run from the repo root after `make`:
- *   clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -Igen/proto -Itools/common tests/fuzz/fuzz_transforms.c $(find src kernels gen/proto tools/common tools/transforms -name '*.c') gen/linux/op_registry.c -lprotobuf-c -lpng -ljpeg -lz -lm -lpthread -o /tmp/fuzz_transforms
- *   mkdir -p /tmp/fuzz_tf_corpus && cp ../shared/testdata/mnist/mnist.pb /tmp/fuzz_tf_corpus/
- *   /tmp/fuzz_transforms -max_total_time=300 -rss_limit_mb=2048 /tmp/fuzz_tf_corpus */
+ * the result must serialize. Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include <stdlib.h>
 #include <string.h>
 

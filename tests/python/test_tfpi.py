@@ -50,7 +50,7 @@ def expect_error(name, pattern, fn, error=tfpi.TfpiError):
     check(name, False, "no exception")
 
 
-F32, F64, I32, U8, STR, I64, BOOL = (DType(n) for n in (1, 2, 3, 4, 7, 9, 10))
+F32, F64, I32, U8, I16, I8, STR, I64, BOOL, U16, F16 = (DType(n) for n in (1, 2, 3, 4, 5, 6, 7, 9, 10, 17, 19))
 
 
 def placeholder(name, dtype, dims):
@@ -79,6 +79,10 @@ def test_dtypes():
         placeholder("b", BOOL, [3]), Node("b_not", "LogicalNot", ["b"], {}),
         placeholder("s", STR, [3]), Node("s_same", "Identity", ["s"], {"T": STR}),
         placeholder("f64", F64, [2]), Node("f64_same", "Identity", ["f64"], {"T": F64}),
+        placeholder("i16", I16, [2]), Node("i16_same", "Identity", ["i16"], {"T": I16}),
+        placeholder("i8", I8, [2]), Node("i8_same", "Identity", ["i8"], {"T": I8}),
+        placeholder("u16", U16, [2]), Node("u16_same", "Identity", ["u16"], {"T": U16}),
+        placeholder("f16", F16, [2]), Node("f16_same", "Identity", ["f16"], {"T": F16}),
     ])
     graph = tfpi.Graph(path)
     session = tfpi.Session(graph, num_threads=1)
@@ -88,10 +92,14 @@ def test_dtypes():
              "u8": np.array([[0, 255], [17, 128]], np.uint8),
              "b": np.array([True, False, True]),
              "s": np.array([b"a\x00b", b"", "\u00e9t\u00e9".encode()], dtype=object),
-             "f64": np.array([1e300, -0.5])}
+             "f64": np.array([1e300, -0.5]), "i16": np.array([-32768, 7], np.int16),
+             "i8": np.array([-128, 5], np.int8), "u16": np.array([65535, 1], np.uint16),
+             "f16": np.array([0.5, -65504], np.float16)}
     want = {"f32_sq": feeds["f32"] ** 2, "i32_sum": feeds["i32"] * 2, "i64_sum": feeds["i64"] * 2,
             "u8_same": feeds["u8"], "u8_float": feeds["u8"].astype(np.float32),
-            "b_not": ~feeds["b"], "s_same": feeds["s"], "f64_same": feeds["f64"]}
+            "b_not": ~feeds["b"], "s_same": feeds["s"], "f64_same": feeds["f64"],
+            "i16_same": feeds["i16"], "i8_same": feeds["i8"], "u16_same": feeds["u16"],
+            "f16_same": feeds["f16"]}
     got = session.run(feeds, list(want))
     for (name, w), g in zip(want.items(), got):
         check("dtype %s: %s -> %s" % (w.dtype, name, g.dtype),
@@ -99,7 +107,8 @@ def test_dtypes():
               "got %r, want %r" % (g, w))
     details = {d["name"]: d for d in graph.inputs()}
     check("Graph.inputs() lists every Placeholder with numpy dtype and shape",
-          [d["name"] for d in graph.inputs()] == ["f32", "i32", "i64", "u8", "b", "s", "f64"] and
+          [d["name"] for d in graph.inputs()] == ["f32", "i32", "i64", "u8", "b", "s", "f64", "i16", "i8",
+                                                  "u16", "f16"] and
           details["f32"]["dtype"] == np.float32 and details["f32"]["shape"] == (2, 3) and
           details["s"]["dtype"] == object and details["b"]["dtype"] == np.bool_,
           str(graph.inputs()))
@@ -130,6 +139,10 @@ def test_string_decode():
           str(pixels.shape))
     expect_error("a string feed that is not an image: the node is named", r"node 'decoded' \(DecodeJpeg\)",
                  lambda: session.run({"contents": b"not a jpeg"}, "decoded"))
+    small = tfpi.Session(tfpi.Graph(path), max_memory=100000)
+    expect_error("max_memory: a decoded image over the budget names node, shape and bytes",
+                 r"node 'decoded' \(DecodeJpeg\).*\[606,517,3\] needs 939906 bytes.*budget of 100000 bytes",
+                 lambda: small.run({"contents": data}, "decoded"))
 
 
 def label_image_top5(extra=()):

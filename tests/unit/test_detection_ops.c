@@ -1,5 +1,5 @@
 /* test_detection_ops.c - the ops of detection graphs: NonMaxSuppression
- * V1-V5, Where and CropAndResize, with control_flow.md's hand-computed
+ * V1-V5, Where, CropAndResize and GatherNd, with control_flow.md's hand-computed
  * cases (8-18): the base set with overlapping pairs (IoU 0.818), the same
  * boxes with flipped corners, equal scores (lower index first), IoU exactly
  * at the threshold (kept: TF suppresses only when IoU > threshold),
@@ -158,6 +158,27 @@ static void test_crop_and_resize(void)
     gb_free(g);
 }
 
+/* params = arange(12).reshape(3, 4): indices [[2,1],[0,3]] -> [9, 3];
+ * [[1],[0]] -> rows 1 and 0 (np.take and fancy indexing agree). */
+static void test_gather_nd(void)
+{
+    gb_graph *g = gb_new();
+    float v[12];
+    for (int i = 0; i < 12; i++)
+        v[i] = (float)i;
+    gb_const(g, "params", TFPI_FLOAT, (int64_t[]){3, 4}, 2, v);
+    gb_const(g, "points", TFPI_INT32, (int64_t[]){2, 2}, 2, (int32_t[]){2, 1, 0, 3});
+    gb_const(g, "rows", TFPI_INT64, (int64_t[]){2, 1}, 2, (int64_t[]){1, 0});
+    gb_const(g, "outside", TFPI_INT32, (int64_t[]){1, 2}, 2, (int32_t[]){3, 0});
+    gb_node(g, "GatherNd", "pick", "params", "points", NULL);
+    gb_node(g, "GatherNd", "take_rows", "params", "rows", NULL);
+    gb_node(g, "GatherNd", "bad", "params", "outside", NULL);
+    CHECK_TENSOR(op_eval(g, NULL, "pick"), TFPI_FLOAT, 1, (int64_t[]){2}, (float[]){9, 3});
+    CHECK_TENSOR(op_eval(g, NULL, "take_rows"), TFPI_FLOAT, 2, (int64_t[]){2, 4}, (float[]){4, 5, 6, 7, 0, 1, 2, 3});
+    CHECK_FAILS(g, NULL, "bad", "bad", "indices[0] = 3 does not index into dimension 0 of size 3");
+    gb_free(g);
+}
+
 static void test_malformed(void)
 {
     const float three_cols[2][3] = {{0, 0, 1}, {0, 1, 1}};
@@ -185,6 +206,7 @@ int main(void)
     RUN(test_nms_v4_v5);
     RUN(test_where);
     RUN(test_crop_and_resize);
+    RUN(test_gather_nd);
     RUN(test_malformed);
     return check_summary();
 }

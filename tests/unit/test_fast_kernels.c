@@ -181,7 +181,8 @@ static void test_max_pool_fast(void) { check_all(MAX_POOL); }
 
 static void test_avg_pool_fast(void) { check_all(AVG_POOL); }
 
-/* Channel counts around every vector and block boundary. */
+/* Channel counts around every vector and block boundary, and shallow
+ * convolutions. */
 static void test_window_channel_counts(void)
 {
     for (int64_t c = 1; c <= 70; c++) {
@@ -189,6 +190,11 @@ static void test_window_channel_counts(void)
         check_op(DEPTHWISE, g, true, NULL);
         check_op(MAX_POOL, g, false, NULL);
         check_op(AVG_POOL, g, false, NULL);
+    }
+    /* Convolutions over 1 to 6 input channels (an image's few). */
+    for (int64_t c = 1; c <= 6; c++) {
+        check_op(CONV, (geometry){1, 13, 11, c, 3, 3, 2, 1, 37, true}, true, NULL);
+        check_op(CONV, (geometry){2, 9, 8, c, 7, 7, 1, 1, 9, false}, false, NULL);
     }
 }
 

@@ -2,7 +2,8 @@
  * target's SIMD layer) against the plain C reference product
  * (src/compute/matmul_ref.c) on many shapes: tiles cut at every edge, k split into
  * several blocks, tasks of many row blocks, many taps, strided B and C, 1
- * and 3 threads, one-row products (src/compute/gemv.c), and the fused epilogue (per-column scale and bias, then a
+ * and 3 threads, one-row products (src/compute/gemv.c), B given already
+ * in panels, and the fused epilogue (per-column scale and bias, then a
  * clamp). Every result must be within 1e-4 of the reference, relative to
  * its magnitude. */
 #include <math.h>
@@ -68,7 +69,7 @@ static void check_product(int64_t m, int64_t n, int64_t k, int64_t ldb, int64_t 
     tp_matmul_rows_ref(&params, a, b_dense, want, 0, m);
 
     tp_gemm_matrix matrix = {a, k};
-    tp_gemm g = {m, n, 1, k, tp_gemm_matrix_rows, &matrix, b, ldb, c, ldc, tp_gemm_no_epilogue()};
+    tp_gemm g = {m, n, 1, k, tp_gemm_matrix_rows, &matrix, b, ldb, c, ldc, tp_gemm_no_epilogue(), false};
     if (epilogue) {
         g.epilogue = (tp_gemm_epilogue){scale, bias, -0.5f, 2.0f};
         apply_epilogue(want, m, n, &g.epilogue);
@@ -151,7 +152,7 @@ static void tap_rows(const void *arg, int64_t row, int rows, int64_t tap, int ta
             ptrs[t * TP_GEMM_MR + r] = s->data + ((3 * (row + r) + tap + t) % SOURCE_ROWS) * s->depth;
 }
 
-static void check_taps(int64_t m, int64_t n, int64_t taps, int64_t depth, tp_threadpool *pool)
+static void check_taps(int64_t m, int64_t n, int64_t taps, int64_t depth, bool in_panels, tp_threadpool *pool)
 {
     float *source = random_floats(SOURCE_ROWS * depth), *b = random_floats(taps * depth * n);
     float *a = malloc(sizeof(float) * (size_t)(m * taps * depth + 1));
@@ -163,24 +164,33 @@ static void check_taps(int64_t m, int64_t n, int64_t taps, int64_t depth, tp_thr
     tp_matmul_params params = {m, n, taps * depth, false, false};
     tp_matmul_rows_ref(&params, a, b, want, 0, m);
     tap_source s = {source, depth};
-    tp_gemm g = {m, n, taps, depth, tap_rows, &s, b, n, c, n, tp_gemm_no_epilogue()};
+    const int64_t k = taps * depth;
+    float *panels = calloc((size_t)tp_gemm_panel_floats(k, n) + 1, sizeof(float)); /* B as the GEMM packs it */
+    for (int64_t row = 0; row < k; row++)
+        for (int64_t col = 0; col < n; col++)
+            panels[(col / TP_GEMM_NR * k + row) * TP_GEMM_NR + col % TP_GEMM_NR] = b[row * n + col];
+    tp_gemm g = {m, n, taps, depth, tap_rows, &s, in_panels ? panels : b, n, c, n, tp_gemm_no_epilogue(), in_panels};
     tp_gemm_run(&g, pool);
     char what[96];
-    snprintf(what, sizeof what, "m=%lld n=%lld taps=%lld depth=%lld", (long long)m, (long long)n,
-             (long long)taps, (long long)depth);
+    snprintf(what, sizeof what, "m=%lld n=%lld taps=%lld depth=%lld%s", (long long)m, (long long)n,
+             (long long)taps, (long long)depth, in_panels ? " B in panels" : "");
     check_close(c, n, want, m, n, what);
-    free(source), free(b), free(a), free(c), free(want);
+    free(source), free(b), free(a), free(c), free(want), free(panels);
 }
 
 static void test_gemm_taps(void)
 {
     tp_threadpool *pool = tp_threadpool_new(2);
-    check_taps(7, 20, 9, 3, NULL);    /* a 3x3 convolution of an RGB image */
-    check_taps(30, 70, 9, 80, NULL);  /* taps one at a time, depth in one block */
-    check_taps(13, 64, 40, 2, pool);  /* more taps than one block holds */
-    check_taps(25, 33, 7, 200, pool); /* depth in two blocks */
-    check_taps(1, 300, 9, 5, pool);   /* one row: column blocks and a tail */
-    check_taps(1, 130, 70, 3, NULL);  /* one row, more taps than its stack holds */
+    for (int in_panels = 0; in_panels <= 1; in_panels++) {
+        check_taps(7, 20, 9, 3, in_panels, NULL);    /* a 3x3 convolution of an RGB image */
+        check_taps(30, 70, 9, 80, in_panels, NULL);  /* taps one at a time, depth in one block */
+        check_taps(13, 64, 40, 2, in_panels, pool);  /* more taps than one block holds */
+        check_taps(25, 33, 7, 200, in_panels, pool); /* depth in two blocks */
+        check_taps(6, 130, 1, 300, in_panels, pool); /* one tap in three blocks of depth */
+    }
+    check_taps(1, 300, 9, 5, false, pool);  /* one row: column blocks and a tail */
+    check_taps(1, 130, 70, 3, false, NULL); /* one row, more taps than its stack holds */
+    check_taps(1, 70, 9, 5, true, NULL);    /* one row, B in panels: the tiled path */
     tp_threadpool_free(pool);
 }
 

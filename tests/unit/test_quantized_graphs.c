@@ -123,7 +123,7 @@ static void check_graph(const dumped_graph *dg, int threads)
     tfpi_status status;
     tfpi_tensor *feed = tfpi_tensor_new(TFPI_FLOAT, dims, 2, &status);
     memcpy(tfpi_tensor_data(feed), x, sizeof(float) * (size_t)n);
-    tfpi_session_options options = {threads};
+    tfpi_session_options options = {.num_threads = threads};
     tfpi_session *session = tfpi_session_new(graph, &options, &status);
     const char *feed_name = "X";
     tfpi_code code = tfpi_session_run(session, &feed_name, &feed, 1, (const char *const *)dg->tensors, got,

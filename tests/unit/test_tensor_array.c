@@ -10,6 +10,7 @@
  * TensorList ops get control_flow.md's test 7 (Reserve, SetItem, Stack,
  * GetItem of an uninitialised slot, Length, ElementShape, SetItem out of
  * range) and FromTensor/PushBack round trips. */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -160,6 +161,125 @@ static void test_split_concat(void)
     gb_free(g);
 }
 
+/* An RNN cell h' = tanh([x_t, h] W + b) over T = 5 steps (batch 2, 3 inputs,
+ * 4 units) as dynamic_rnn builds it (TensorArrays, a while loop, the state
+ * as a loop variable) and unrolled into a straight-line graph (Unpack,
+ * the same ops per step, Pack): the loop on the dynamic executor must give
+ * what the static plan gives. */
+enum { STEPS = 5, BATCH = 2, INPUTS = 3, UNITS = 4 };
+
+static float rnn_w[(INPUTS + UNITS) * UNITS], rnn_b[UNITS];
+
+static void rnn_weights(gb_graph *g)
+{
+    const float *w = rnn_w, *b = rnn_b;
+    gb_const(g, "W", TFPI_FLOAT, (int64_t[]){INPUTS + UNITS, UNITS}, 2, w);
+    gb_const(g, "b", TFPI_FLOAT, (int64_t[]){UNITS}, 1, b);
+    const float h0[BATCH * UNITS] = {0};
+    gb_const(g, "h0", TFPI_FLOAT, (int64_t[]){BATCH, UNITS}, 2, h0);
+    gb_const(g, "axis1", TFPI_INT32, NULL, 0, (int32_t[]){1});
+    gb_placeholder(g, "x", TFPI_FLOAT, (int64_t[]){STEPS, BATCH, INPUTS}, 3);
+}
+
+/* cell(x_t, h) under prefix; W, b and axis given as tensors of its frame */
+static void rnn_cell(gb_graph *g, const char *prefix, const char *x, const char *h, const char *w, const char *b,
+                     const char *axis)
+{
+    gb_node(g, "ConcatV2", lb_name(prefix, "concat"), x, h, axis, NULL);
+    gb_node(g, "MatMul", lb_name(prefix, "matmul"), lb_name(prefix, "concat"), w, NULL);
+    gb_node(g, "BiasAdd", lb_name(prefix, "bias"), lb_name(prefix, "matmul"), b, NULL);
+    gb_node(g, "Tanh", lb_name(prefix, "h"), lb_name(prefix, "bias"), NULL);
+}
+
+static gb_graph *rnn_loop(void)
+{
+    gb_graph *g = gb_new();
+    const char *frame = "rnn/while/while_context";
+    rnn_weights(g);
+    lb_const_i32(g, "steps", STEPS, NULL);
+    lb_const_i32(g, "zero", 0, NULL);
+    lb_const_i32(g, "one", 1, NULL);
+    tensor_array(g, "rnn/TensorArray", "steps", (int64_t[]){BATCH, INPUTS}, 2, false);
+    tensor_array(g, "rnn/TensorArray_1", "steps", (int64_t[]){BATCH, UNITS}, 2, false);
+    gb_node(g, "Range", "rnn/range", "zero", "steps", "one", NULL);
+    gb_node(g, "TensorArrayScatterV3", "rnn/scatter", "rnn/TensorArray", "rnn/range", "x", "rnn/TensorArray:1", NULL);
+    lb_loop_var(g, "rnn/while", frame, 0, "zero");
+    lb_loop_var(g, "rnn/while", frame, 1, "rnn/TensorArray_1:1");
+    lb_loop_var(g, "rnn/while", frame, 2, "h0");
+    const char *enters[][2] = {{"steps", "rnn/while/Less/Enter"}, {"rnn/TensorArray", "rnn/while/read/Enter"},
+                               {"rnn/scatter", "rnn/while/read/Enter_1"}, {"rnn/TensorArray_1", "rnn/while/write/Enter"},
+                               {"W", "rnn/while/W"}, {"b", "rnn/while/b"}, {"axis1", "rnn/while/axis"}};
+    for (int i = 0; i < 7; i++)
+        lb_enter(g, enters[i][1], enters[i][0], frame, true);
+    gb_node(g, "Less", "rnn/while/Less", "rnn/while/Merge_0", "rnn/while/Less/Enter", NULL);
+    gb_node(g, "LoopCond", "rnn/while/LoopCond", "rnn/while/Less", NULL);
+    gb_node(g, "TensorArrayReadV3", "rnn/while/read", "rnn/while/read/Enter", "rnn/while/Identity_0",
+            "rnn/while/read/Enter_1", NULL);
+    rnn_cell(g, "rnn/while/cell", "rnn/while/read", "rnn/while/Identity_2", "rnn/while/W", "rnn/while/b",
+             "rnn/while/axis");
+    gb_node(g, "TensorArrayWriteV3", "rnn/while/write", "rnn/while/write/Enter", "rnn/while/Identity_0",
+            "rnn/while/cell/h", "rnn/while/Identity_1", NULL);
+    lb_const_i32(g, "rnn/while/one", 1, "^rnn/while/Identity_0");
+    gb_node(g, "Add", "rnn/while/add", "rnn/while/Identity_0", "rnn/while/one", NULL);
+    lb_next(g, "rnn/while", 0, "rnn/while/add");
+    lb_next(g, "rnn/while", 1, "rnn/while/write");
+    lb_next(g, "rnn/while", 2, "rnn/while/cell/h");
+    gb_node(g, "TensorArraySizeV3", "rnn/size", "rnn/TensorArray_1", "rnn/while/Exit_1", NULL);
+    gb_node(g, "Range", "rnn/range_1", "zero", "rnn/size", "one", NULL);
+    Tfpi__NodeDef *n = gb_node(g, "TensorArrayGatherV3", "outputs", "rnn/TensorArray_1", "rnn/range_1",
+                               "rnn/while/Exit_1", NULL);
+    gd_attr_set_type(n, "dtype", TFPI_FLOAT);
+    return g;
+}
+
+static gb_graph *rnn_unrolled(void)
+{
+    gb_graph *g = gb_new();
+    rnn_weights(g);
+    Tfpi__NodeDef *n = gb_node(g, "Unpack", "steps", "x", NULL);
+    gd_attr_set_int(n, "num", STEPS);
+    char x[32], prefix[32];
+    static char hs[STEPS][32];
+    const char *h = "h0";
+    for (int t = 0; t < STEPS; t++) {
+        snprintf(x, sizeof x, "steps:%d", t);
+        snprintf(prefix, sizeof prefix, "step%d", t);
+        rnn_cell(g, prefix, x, h, "W", "b", "axis1");
+        snprintf(hs[t], sizeof hs[t], "step%d/h", t);
+        h = hs[t];
+    }
+    gb_node(g, "Pack", "outputs", hs[0], hs[1], hs[2], hs[3], hs[4], NULL);
+    return g;
+}
+
+static void test_rnn_loop_matches_unrolled(void)
+{
+    float x[STEPS * BATCH * INPUTS];
+    for (int i = 0; i < STEPS * BATCH * INPUTS; i++)
+        x[i] = op_random(-1, 1);
+    for (int i = 0; i < (INPUTS + UNITS) * UNITS; i++)
+        rnn_w[i] = op_random(-0.5f, 0.5f);
+    for (int i = 0; i < UNITS; i++)
+        rnn_b[i] = op_random(-0.1f, 0.1f);
+    tfpi_tensor *in = op_tensor(TFPI_FLOAT, (int64_t[]){STEPS, BATCH, INPUTS}, 3, x);
+    gb_graph *graphs[2];
+    tfpi_tensor *out[2] = {0};
+    for (int k = 0; k < 2; k++) {
+        graphs[k] = k ? rnn_unrolled() : rnn_loop();
+        out[k] = op_eval(graphs[k], in, "outputs");
+    }
+    if (out[0] && out[1]) {
+        const float *want = tfpi_tensor_const_data(out[1]);
+        CHECK_TENSOR_NEAR(out[0], 3, (int64_t[]){STEPS, BATCH, UNITS}, want, 1e-6);
+        out[0] = NULL;
+    }
+    for (int k = 0; k < 2; k++) {
+        tfpi_tensor_free(out[k]);
+        gb_free(graphs[k]);
+    }
+    tfpi_tensor_free(in);
+}
+
 static void test_tensor_list(void)
 {
     gb_graph *g = gb_new();
@@ -206,5 +326,6 @@ int main(void)
     RUN(test_unwritten_read);
     RUN(test_split_concat);
     RUN(test_tensor_list);
+    RUN(test_rnn_loop_matches_unrolled);
     return check_summary();
 }

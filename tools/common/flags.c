@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,15 @@ static int set_value(const tool_flag *f, const char *value)
         if (errno || end == value || *end || v < INT_MIN || v > INT_MAX)
             break;
         *(int *)f->value = (int)v;
+        return 0;
+    }
+    case FLAG_INT64: {
+        long long v = strtoll(value, &end, 10);
+        int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+        end += shift != 0;
+        if (errno || end == value || *end || v > (LLONG_MAX >> shift) || v < (LLONG_MIN >> shift))
+            break;
+        *(int64_t *)f->value = (int64_t)v * ((int64_t)1 << shift);
         return 0;
     }
     case FLAG_FLOAT: {

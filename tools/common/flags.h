@@ -6,7 +6,8 @@
 
 #include <stdbool.h>
 
-typedef enum { FLAG_STRING, FLAG_INT, FLAG_FLOAT, FLAG_BOOL, FLAG_LIST } flag_type;
+/* FLAG_INT64: an int64_t, with an optional K, M or G suffix (powers of 1024). */
+typedef enum { FLAG_STRING, FLAG_INT, FLAG_FLOAT, FLAG_BOOL, FLAG_LIST, FLAG_INT64 } flag_type;
 
 /* A repeatable flag's values. */
 typedef struct flag_list {
@@ -17,7 +18,7 @@ typedef struct flag_list {
 typedef struct tool_flag {
     const char *name;
     flag_type type;
-    void *value; /* const char **, int *, float *, bool * or flag_list * */
+    void *value; /* const char **, int *, float *, bool *, flag_list * or int64_t * */
     const char *help;
 } tool_flag;
 

@@ -11,6 +11,7 @@
 #include "graph/graph_memmapped.h"
 #include "graphdef_edit.h"
 #include "graph/memmapped.h"
+#include "graph/wire.h"
 #include "pbtxt.h"
 #include "tfpi.h"
 
@@ -65,8 +66,11 @@ static Tfpi__GraphDef *read_memmapped(const uint8_t *data, size_t size, const ch
     tp_memmapped_dir dir;
     if (tp_memmapped_read_dir(data, size, path, &dir, status) != TFPI_OK)
         return NULL;
-    Tfpi__GraphDef *graph = tfpi__graph_def__unpack(NULL, dir.graph_def->size, dir.graph_def->data);
-    if (!graph)
+    const char *problem = tp_wire_check_graph_def(dir.graph_def->data, dir.graph_def->size);
+    Tfpi__GraphDef *graph = problem ? NULL : tfpi__graph_def__unpack(NULL, dir.graph_def->size, dir.graph_def->data);
+    if (problem)
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: a NodeDef is not valid: %s", path, problem);
+    else if (!graph)
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the GraphDef region of the memmapped model is damaged",
                  path);
     for (size_t i = 0; graph && inline_regions && i < graph->n_node; i++) {
@@ -92,6 +96,11 @@ static Tfpi__GraphDef *parse_any(const uint8_t *data, size_t size, const char *p
         return read_memmapped(data, size, path, inline_regions, status);
     }
     *format = GRAPH_FORMAT_BINARY;
+    const char *problem = tp_wire_check_graph_def(data, size);
+    if (problem) {
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: a NodeDef is not valid: %s", path, problem);
+        return NULL;
+    }
     Tfpi__GraphDef *graph = tfpi__graph_def__unpack(NULL, size, data);
     if (graph)
         return graph;

@@ -1,0 +1,58 @@
+/* gather_nd.c - GatherNd: indices [..., K] (int32 or int64) pick slices of
+ * params [P0, ..., P(K-1), rest...]; the output is indices.shape[:-1] +
+ * params.shape[K:], any element type. An index outside its dimension is an
+ * error naming its position, as in TF's CPU kernel (keypoint heads and
+ * CTC post-processing use it). */
+#include <string.h>
+
+#include "kernel/kernel.h"
+
+static tfpi_code gather_nd_prepare(tp_op_ctx *ctx)
+{
+    tfpi_code code = tp_expect_inputs(ctx, 2, 2);
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *params = ctx->inputs[0], *idx = ctx->inputs[1];
+    if (idx->dtype != TFPI_INT32 && idx->dtype != TFPI_INT64)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices must be int32 or int64, not %s", tfpi_dtype_name(idx->dtype));
+    if (idx->ndims < 1)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices must have rank >= 1");
+    int k = (int)idx->dims[idx->ndims - 1];
+    int ndims = idx->ndims - 1 + params->ndims - k;
+    if (k > params->ndims || ndims > TFPI_MAX_DIMS)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "index depth %d does not fit params of rank %d", k,
+                       params->ndims);
+    int64_t dims[TFPI_MAX_DIMS];
+    memcpy(dims, idx->dims, sizeof(int64_t) * (size_t)(idx->ndims - 1));
+    memcpy(dims + idx->ndims - 1, params->dims + k, sizeof(int64_t) * (size_t)(params->ndims - k));
+    tp_tensor_set_shape(&ctx->outputs[0], params->dtype, ndims, dims);
+    return TFPI_OK;
+}
+
+static tfpi_code gather_nd_run(tp_op_ctx *ctx)
+{
+    const tfpi_tensor *params = ctx->inputs[0], *idx = ctx->inputs[1];
+    int k = (int)idx->dims[idx->ndims - 1];
+    int64_t count = k ? tp_num_elements(idx) / k : tp_num_elements(idx);
+    size_t slice = tfpi_dtype_size(params->dtype);
+    for (int d = k; d < params->ndims; d++)
+        slice *= (size_t)params->dims[d];
+    for (int64_t i = 0; i < count; i++) {
+        int64_t offset = 0;
+        for (int d = 0; d < k; d++) {
+            int64_t v = tp_get_int(idx, i * k + d);
+            if (v < 0 || v >= params->dims[d])
+                return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices[%lld] = %lld does not index into dimension %d of "
+                               "size %lld", (long long)i, (long long)v, d, (long long)params->dims[d]);
+            offset = offset * params->dims[d] + v;
+        }
+        memcpy((char *)ctx->outputs[0].data + (size_t)i * slice, (const char *)params->data + (size_t)offset * slice,
+               slice);
+    }
+    return TFPI_OK;
+}
+
+const tp_kernel tp_kernels_gather_nd[] = {
+    TP_KERNEL("GatherNd", gather_nd_prepare, gather_nd_run, NULL, 0),
+    TP_KERNELS_END,
+};

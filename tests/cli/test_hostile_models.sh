@@ -1,0 +1,36 @@
+# test_hostile_models.sh - the hostile-model corpus (tests/cli/hostile_models.py
+# writes it): every crafted graph gives one clear error line naming what is
+# wrong and a non-zero exit, or, where TensorFlow accepts it, the right
+# answer; none crashes, trips a sanitizer or runs past the time limit.
+. tests/cli/lib.sh
+PY=${TFPI_PYTHON:-/usr/bin/python3}
+CLI_TIME_LIMIT=20
+
+if ! "$PY" tests/cli/hostile_models.py "$CLI_TMP/corpus" >"$CLI_TMP/count" 2>"$CLI_TMP/pyerr"; then
+    cli_result "hostile corpus written" no "$(tail -n 1 "$CLI_TMP/pyerr")"
+    cli_summary
+    exit
+fi
+
+tab=$(printf '\t')
+while IFS="$tab" read -r name expect flags; do
+    # The flags hold no spaces; split them on tabs into the arguments.
+    # shellcheck disable=SC2086
+    set -f
+    IFS="$tab"
+    set -- $flags
+    unset IFS
+    set +f
+    case $expect in
+    error:*) expect_error "$name" "${expect#error:}" run_graph "$@" ;;
+    output:*) expect_output "$name" "${expect#output:}" run_graph "$@" ;;
+    esac
+done <"$CLI_TMP/corpus/manifest.tsv"
+
+# The model tools unpack whole GraphDefs: the same nesting limit holds there.
+nested=$CLI_TMP/corpus/nested_func_5000.pb
+expect_error "summarize_graph: attribute values nested 5000 deep" "nested_func_5000.pb: .*nest more than 100 levels" \
+    summarize_graph --in_graph="$nested"
+expect_error "print_required_ops: attribute values nested 5000 deep" "nested_func_5000.pb: .*nest more than 100 levels" \
+    print_required_ops --graph="$nested"
+cli_summary

@@ -1,0 +1,59 @@
+#!/bin/sh
+# run_fuzzers.sh - runs every libFuzzer harness built by `make fuzz` for
+# FUZZ_SECONDS each, with its seeds: ../shared/testdata models and images,
+# the hostile-model corpus (tests/cli/hostile_models.py) and tests/fuzz/seeds,
+# copied into gen/fuzz-corpus/<harness>/ (kept between campaigns, never
+# committed). fuzz_graphdef also gets tests/fuzz/graphdef.dict. Crashes are
+# written to gen/fuzz-crashes/; the script exits non-zero if any harness failed.
+set -u
+: "${BIN:?BIN must name the fuzz build's bin directory}"
+: "${TOOLS:?TOOLS must name the normal build's bin directory}"
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+TD=${TFPI_TESTDATA:-../shared/testdata}
+PY=${TFPI_PYTHON:-/usr/bin/python3}
+CORPUS=gen/fuzz-corpus
+CRASHES=gen/fuzz-crashes
+mkdir -p "$CORPUS" "$CRASHES"
+
+seed() { # seed HARNESS FILES... : copies the readable files into the harness's corpus
+    dir=$CORPUS/$1
+    shift
+    mkdir -p "$dir"
+    for f in "$@"; do
+        [ -f "$f" ] && cp "$f" "$dir/" 2>/dev/null
+    done
+    return 0
+}
+
+small_models=$(find "$TD" -name '*.pb' -size -2M 2>/dev/null)
+# shellcheck disable=SC2086
+seed fuzz_graphdef $small_models
+if "$PY" tests/cli/hostile_models.py "$CORPUS/hostile" >/dev/null 2>&1; then
+    seed fuzz_graphdef "$CORPUS"/hostile/*.pb
+fi
+# shellcheck disable=SC2086
+seed fuzz_transforms $small_models
+seed fuzz_image "$TD"/images/*
+seed fuzz_pbtxt tests/fuzz/seeds/graph.pbtxt
+mkdir -p "$CORPUS/fuzz_transform_spec"
+echo 'a b(c=1, d="x,y") e( f = g )' >"$CORPUS/fuzz_transform_spec/seed"
+mkdir -p "$CORPUS/fuzz_memmapped"
+"$TOOLS/convert_graphdef_memmapped_format" --in_graph="$TD/mnist/mnist.pb" \
+    --out_graph="$CORPUS/fuzz_memmapped/mnist" --min_conversion_tensor_size=64 >/dev/null 2>&1
+
+failed=0
+for fuzzer in "$BIN"/fuzz/*; do
+    name=$(basename "$fuzzer")
+    mkdir -p "$CORPUS/$name"
+    dict=
+    [ -f "tests/fuzz/${name#fuzz_}.dict" ] && dict=-dict=tests/fuzz/${name#fuzz_}.dict
+    echo "== $name ($SECONDS_EACH s)"
+    # shellcheck disable=SC2086
+    if ! "$fuzzer" -max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$CRASHES/$name-" $dict "$CORPUS/$name" 2>"$CORPUS/$name.log"; then
+        echo "FAIL $name: see $CORPUS/$name.log and $CRASHES/"
+        failed=1
+    fi
+    grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$CORPUS/$name.log"
+done
+exit $failed

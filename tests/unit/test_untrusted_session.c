@@ -1,0 +1,94 @@
+/* test_untrusted_session.c - the session-level defences against hostile
+ * models that the command-line corpus (tests/cli/test_hostile_models.sh)
+ * cannot reach: the memory budget through the C API, and a session run
+ * twice with a feed the fetches do not need (found by fuzz_graphdef). */
+#include <string.h>
+
+#include "check.h"
+#include "graph_builder.h"
+#include "op_test.h"
+#include "tfpi.h"
+
+/* x -> Fill(dims, 2.5) of [rows, 256] floats, fetched as "f". */
+static gb_graph *fill_graph(int32_t rows)
+{
+    gb_graph *g = gb_new();
+    gb_const(g, "dims", TFPI_INT32, (int64_t[]){2}, 1, (int32_t[]){rows, 256});
+    gb_const(g, "value", TFPI_FLOAT, NULL, 0, (float[]){2.5f});
+    gb_node(g, "Fill", "f", "dims", "value", NULL);
+    return g;
+}
+
+static tfpi_tensor *run_fill(int32_t rows, int64_t budget, tfpi_status *status)
+{
+    gb_graph *g = fill_graph(rows);
+    tfpi_graph *graph = gb_load(g, status);
+    tfpi_session_options options = {.num_threads = 1, .max_memory_bytes = budget};
+    tfpi_session *session = graph ? tfpi_session_new(graph, &options, status) : NULL;
+    const char *fetch = "f";
+    tfpi_tensor *out = NULL;
+    if (session && tfpi_session_run(session, NULL, NULL, 0, &fetch, &out, 1, status) != TFPI_OK)
+        out = NULL;
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
+    gb_free(g);
+    return out;
+}
+
+static void test_memory_budget(void)
+{
+    tfpi_status status;
+    /* 1024 x 256 floats: 1 MiB, over a budget of 1,000,000 bytes. */
+    tfpi_tensor *out = run_fill(1024, 1000000, &status);
+    CHECK(!out);
+    CHECK_MSG(strstr(status.message, "node 'f' (Fill)") && strstr(status.message, "[1024,256]") &&
+                  strstr(status.message, "1048576 bytes") && strstr(status.message, "budget of 1000000 bytes"),
+              "%s", status.message);
+    CHECK_EQ_INT(status.code, TFPI_OUT_OF_MEMORY);
+    /* Within the budget (and with none at all) the same graph runs. */
+    int64_t budgets[2] = {2000000, -1};
+    for (int i = 0; i < 2; i++) {
+        out = run_fill(1024, budgets[i], &status);
+        CHECK_MSG(out, "%s", status.message);
+        if (!out)
+            continue;
+        CHECK_EQ_INT(tfpi_tensor_num_elements(out), 1024 * 256);
+        CHECK(((const float *)tfpi_tensor_const_data(out))[1024 * 256 - 1] == 2.5f);
+        tfpi_tensor_free(out);
+    }
+    CHECK(tfpi_default_max_memory() >= (int64_t)1 << 20);
+}
+
+/* fuzz_graphdef: a feed whose node the fetch does not need has no output
+ * slots; the second run (plan reuse) must not look at them. */
+static void test_unneeded_feed_run_twice(void)
+{
+    gb_graph *g = gb_new();
+    gb_placeholder(g, "x", TFPI_FLOAT, (int64_t[]){2}, 1);
+    gb_const(g, "c", TFPI_FLOAT, (int64_t[]){2}, 1, (float[]){3, 4});
+    gb_node(g, "Neg", "y", "c", NULL);
+    tfpi_status status;
+    tfpi_graph *graph = gb_load(g, &status);
+    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
+    CHECK_MSG(session, "%s", status.message);
+    tfpi_tensor *x = op_tensor(TFPI_FLOAT, (int64_t[]){2}, 1, (float[]){1, 2});
+    const char *feed = "x", *fetch = "y";
+    for (int run = 0; session && run < 2; run++) {
+        tfpi_tensor *out = NULL;
+        CHECK_MSG(tfpi_session_run(session, &feed, &x, 1, &fetch, &out, 1, &status) == TFPI_OK, "%s",
+                  status.message);
+        if (out)
+            CHECK_TENSOR(out, TFPI_FLOAT, 1, (int64_t[]){2}, (float[]){-3, -4});
+    }
+    tfpi_tensor_free(x);
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
+    gb_free(g);
+}
+
+int main(void)
+{
+    RUN(test_memory_budget);
+    RUN(test_unneeded_feed_run_twice);
+    return check_summary();
+}
