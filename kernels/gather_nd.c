@@ -17,23 +17,25 @@ static tfpi_code gather_nd_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices must be int32 or int64, not %s", tfpi_dtype_name(idx->dtype));
     if (idx->ndims < 1)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices must have rank >= 1");
+    if (idx->dims[idx->ndims - 1] > params->ndims || idx->ndims - 1 + params->ndims - idx->dims[idx->ndims - 1] >
+                                                            TFPI_MAX_DIMS)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "index depth %lld does not fit params of rank %d",
+                       (long long)idx->dims[idx->ndims - 1], params->ndims);
     int k = (int)idx->dims[idx->ndims - 1];
     int ndims = idx->ndims - 1 + params->ndims - k;
-    if (k > params->ndims || ndims > TFPI_MAX_DIMS)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "index depth %d does not fit params of rank %d", k,
-                       params->ndims);
     int64_t dims[TFPI_MAX_DIMS];
     memcpy(dims, idx->dims, sizeof(int64_t) * (size_t)(idx->ndims - 1));
     memcpy(dims + idx->ndims - 1, params->dims + k, sizeof(int64_t) * (size_t)(params->ndims - k));
-    tp_tensor_set_shape(&ctx->outputs[0], params->dtype, ndims, dims);
-    return TFPI_OK;
+    return tp_set_output(ctx, 0, params->dtype, ndims, dims);
 }
 
 static tfpi_code gather_nd_run(tp_op_ctx *ctx)
 {
     const tfpi_tensor *params = ctx->inputs[0], *idx = ctx->inputs[1];
     int k = (int)idx->dims[idx->ndims - 1];
-    int64_t count = k ? tp_num_elements(idx) / k : tp_num_elements(idx);
+    int64_t count = 1; /* index tuples: every dim of indices but the last (which may be 0) */
+    for (int d = 0; d < idx->ndims - 1; d++)
+        count *= idx->dims[d];
     size_t slice = tfpi_dtype_size(params->dtype);
     for (int d = k; d < params->ndims; d++)
         slice *= (size_t)params->dims[d];

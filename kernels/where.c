@@ -15,6 +15,8 @@ static bool is_true(const tfpi_tensor *t, int64_t i)
 static tfpi_code where_prepare(tp_op_ctx *ctx)
 {
     tfpi_code code = tp_expect_inputs(ctx, 1, 1);
+    if (code != TFPI_OK)
+        return code;
     const tfpi_tensor *in = ctx->inputs[0];
     if (code == TFPI_OK && (in->dtype == TFPI_STRING || in->dtype == TFPI_RESOURCE || in->dtype == TFPI_VARIANT ||
                             in->dtype == TFPI_HALF))

@@ -162,6 +162,7 @@ static int print_detections(const options *o, const tfpi_graph *graph, const cha
 
 static int label_image(const options *o)
 {
+    tfpi_image_set_max_pixels(o->limits.max_image_pixels); /* before the image is decoded */
     tfpi_status status = {0};
     label_list labels = {0};
     char *image_path = with_root(o->root_dir, o->image);

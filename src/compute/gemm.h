@@ -56,6 +56,14 @@ typedef struct tp_gemm_epilogue {
     float min, max; /* -INFINITY, INFINITY: no clamp */
 } tp_gemm_epilogue;
 
+/* The epilogue applied to one value of column col, for the paths that
+ * store outside the micro-kernel. */
+static inline float tp_gemm_epilogue_apply(const tp_gemm_epilogue *e, float x, int64_t col)
+{
+    const float y = x * (e->scale ? e->scale[col] : 1.0f) + (e->bias ? e->bias[col] : 0.0f);
+    return y < e->min ? e->min : y > e->max ? e->max : y;
+}
+
 /* Fills ptrs[t * TP_GEMM_MR + r] for rows row..row+rows-1 and taps
  * tap..tap+taps-1: where the `depth` values A[row + r][(tap + t) * depth ...]
  * start. */

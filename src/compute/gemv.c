@@ -15,8 +15,6 @@ enum { BLOCK_VECS = 8 }; /* columns per block: BLOCK_VECS vectors */
 /* Below this many multiply-adds the product runs on the caller alone. */
 #define MIN_PARALLEL_MACS (1 << 18)
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
 /* The full vectors of columns [col, col + BLOCK_COLS). */
 static void full_block(const tp_gemm *g, const float *const *a, int64_t col)
 {
@@ -52,9 +50,7 @@ static void tail_columns(const tp_gemm *g, const float *const *a, int64_t col, i
         for (int64_t t = 0; t < g->taps; t++)
             for (int64_t d = 0; d < g->depth; d++)
                 sum += a[t][d] * g->b[(t * g->depth + d) * g->ldb + c];
-        float y = sum * (e->scale ? e->scale[c] : 1.0f) + (e->bias ? e->bias[c] : 0.0f);
-        y = y < e->min ? e->min : y;
-        g->c[c] = y > e->max ? e->max : y;
+        g->c[c] = tp_gemm_epilogue_apply(e, sum, c);
     }
 }
 
@@ -91,7 +87,7 @@ bool tp_gemv_run(const tp_gemm *g, tp_threadpool *pool)
     const gemv_job job = {g, a};
     const int64_t blocks = (g->n + BLOCK_COLS - 1) / BLOCK_COLS;
     const bool parallel = (double)g->n * (double)(g->taps * g->depth) >= MIN_PARALLEL_MACS;
-    tp_parallel_for(parallel ? pool : NULL, blocks, min64(blocks, 1), run_blocks, (void *)&job);
+    tp_parallel_for(parallel ? pool : NULL, blocks, 1, run_blocks, (void *)&job);
     if (a != stack_a)
         free(a);
     return true;

@@ -250,15 +250,8 @@ static void transform_outputs(const wino_job *job, int64_t t0, int64_t n, int64_
                 for (int x = 0; x < TILE && ox + x < p->out_w; x++) {
                     const float *src = y + (r * TILE + x) * LANES;
                     float *dst = image + ((oy + r) * p->out_w + ox + x) * p->out_c + k;
-                    for (int j = 0; j < lanes; j++) {
-                        float value = src[j];
-                        if (e->scale)
-                            value *= e->scale[k + j];
-                        if (e->bias)
-                            value += e->bias[k + j];
-                        value = value < e->min ? e->min : value;
-                        dst[j] = value > e->max ? e->max : value;
-                    }
+                    for (int j = 0; j < lanes; j++)
+                        dst[j] = tp_gemm_epilogue_apply(e, src[j], k + j);
                 }
             }
         }

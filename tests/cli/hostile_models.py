@@ -358,6 +358,7 @@ def structure_cases(c):
     c.error("colon_no_index", [a, node("y", "Identity", ["a:"])], "node 'y'")
     c.error("negative_index", [a, node("y", "Identity", ["a:-1"])], "node 'y'")
     c.error("identity_no_input", [node("y", "Identity")], "node 'y'")
+    c.error("where_no_input", [node("w", "Where"), node("y", "Identity", ["w"])], "node 'w' \\(Where\\).*inputs")
     c.error("op_with_nul", [a, encode_node(Node("y", "Identity\0Evil", ["a"]))], "node 1 .*op holds a NUL")
     c.error("name_with_nul", [a, encode_node(Node("y\0z", "Identity", ["a"]))], "node 1 .*name holds a NUL")
     c.error("duplicate_attr_key", [a, encode_node(node("y", "Identity", ["a"]),
@@ -396,6 +397,11 @@ def index_cases(c):
             feeds=[("i", i32([0, 1, 0]))])
     c.error("gather_index_negative", one_op("GatherV2", [x, i32([-1]), i32(0)]), "node 'y'")
     c.error("gather_index_huge", one_op("GatherV2", [x, i64([HUGE]), i32(0)]), "node 'y'")
+    c.error("gather_nd_index_past", one_op("GatherNd", [x, i32([[5, 0]])]), r"node 'y'.*indices\[0\] = 5")
+    c.error("gather_nd_index_huge", one_op("GatherNd", [x, i64([[HUGE, 0]])]), "node 'y'.*4611686018427387904")
+    c.error("gather_nd_depth_past_rank", one_op("GatherNd", [x, i32([[0, 0, 0]])]), "node 'y'.*index depth 3")
+    c.output("gather_nd_depth_zero", one_op("GatherNd", [x, np.zeros((3, 0), np.int32)]),
+             r"y: float \[3,2,2\] 1 2 3 4 1 2 3 4 1 2")
     c.error("gather_axis", one_op("GatherV2", [x, i32([0]), i32(9)]), "node 'y'")
     c.error("gather_batch_dims", one_op("GatherV2", [x, i32([0]), i32(0)], batch_dims=5), "node 'y'")
     c.error("gather_v1_past", one_op("Gather", [x, i32([2])]), "node 'y'")

@@ -33,4 +33,14 @@ expect_error "summarize_graph: attribute values nested 5000 deep" "nested_func_5
     summarize_graph --in_graph="$nested"
 expect_error "print_required_ops: attribute values nested 5000 deep" "nested_func_5000.pb: .*nest more than 100 levels" \
     print_required_ops --graph="$nested"
+# The limit flags: bad values are flag errors; the image limit applies to the input image too.
+TD=${TFPI_TESTDATA:-../shared/testdata}
+expect_error "--max_memory with an unknown suffix" "invalid value '12Q' for flag --max_memory" \
+    run_graph --graph="$nested" --output=y --max_memory=12Q
+expect_error "--max_memory past int64" "invalid value '99999999999G' for flag --max_memory" \
+    run_graph --graph="$nested" --output=y --max_memory=99999999999G
+expect_error "--max_image_pixels refuses a larger input image" \
+    "grace_hopper.jpg: image of 517x606 pixels is over the limit of 1000 pixels" \
+    label_image --graph="$TD/mobilenet_v1_0.25_128/frozen_graph.pb" --labels="$TD/mobilenet_v1_0.25_128/labels.txt" \
+    --image="$TD/images/grace_hopper.jpg" --input_width=128 --input_height=128 --max_image_pixels=1000
 cli_summary

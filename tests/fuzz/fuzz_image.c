@@ -1,5 +1,6 @@
 /* fuzz_image.c - libFuzzer target for tfpi_image_decode (+ a small
- * tfpi_image_to_input). Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
+ * tfpi_image_to_input).
+ * Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include "tfpi.h"
 
 #include <stddef.h>

@@ -1,7 +1,9 @@
 /* fuzz_memmapped.c - libFuzzer target for the memmapped model reader: the
  * directory checks on their own (tp_memmapped_read_dir), and the whole load
  * path (detection, directory, GraphDef region, ImmutableConst checks)
- * through tfpi_graph_load_buffer. Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
+ * through tfpi_graph_load_buffer.
+ *
+ * Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include <stddef.h>
 #include <stdint.h>
 

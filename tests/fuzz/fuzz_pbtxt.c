@@ -1,6 +1,7 @@
 /* fuzz_pbtxt.c - libFuzzer target for the protobuf text-format parser and
  * printer (tools/common/pbtxt_*.c) on GraphDefs. Besides not crashing, text
  * that parses must print to text that parses back to the same text.
+ *
  * Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include <stdio.h>
 #include <stdlib.h>

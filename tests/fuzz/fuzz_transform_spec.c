@@ -1,7 +1,8 @@
 /* fuzz_transform_spec.c - libFuzzer target for the --transforms grammar
  * parser of transform_graph (tools/transforms/transform_spec.c): any text
  * either parses into calls whose names and values are non-empty, or fails
- * with a message. Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
+ * with a message.
+ * Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,8 @@
 /* fuzz_transforms.c - libFuzzer target for transform_graph's transforms on
  * hostile GraphDefs: the input is a binary GraphDef; every transform runs
  * on it in turn (errors are fine, crashes, leaks and hangs are not), and
- * the result must serialize. Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
+ * the result must serialize.
+ * Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
 #include <stdlib.h>
 #include <string.h>
 
