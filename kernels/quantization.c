@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kernel/kernel.h"
-#include "compute/quantized_args.h"
+#include "compute/quantized_steps.h"
 
 typedef enum quantize_mode { MIN_COMBINED, MIN_FIRST, SCALED, UNKNOWN_MODE } quantize_mode;
 
@@ -175,13 +175,8 @@ static tfpi_code dequantize_run(tp_op_ctx *ctx)
     }
     case MIN_FIRST: {
         tp_q_dequantizer dq = tp_q_dequantizer_make(min, max, t);
-        if (t->dtype == TFPI_QUINT8) { /* 256 codes: a table */
-            float values[256];
-            const uint8_t *q = in->data;
-            for (int c = 0; c < 256; c++)
-                values[c] = tp_q_dequantize_e(&dq, c);
-            for (int64_t i = 0; i < n; i++)
-                out[i] = values[q[i]];
+        if (t->dtype == TFPI_QUINT8) {
+            tp_q_dequantize_many_u8(&dq, in->data, out, n);
         } else {
             for (int64_t i = 0; i < n; i++)
                 out[i] = tp_q_dequantize_e(&dq, tp_qcode_get(t, in->data, i));
