@@ -1,0 +1,213 @@
+/* test_qepilogue.c - the chains QuantizedConv2D and QuantizedMatMul take
+ * over (compute/qepilogue.h) give the bytes of the same nodes run one by
+ * one: QuantizedConv2D (both of its paths) or QuantizedMatMul -> Requantize
+ * -> QuantizedBiasAdd -> Requantize -> QuantizedRelu/Relu6 [-> Dequantize]
+ * on random codes (a third of them 0 or 255) and random ranges (some
+ * inputs' excluding 0, which takes the conv's direct loop), run once
+ * fetching only the chain's end (the profile shows the chain ran as one
+ * node) and once also fetching the product, which keeps every node
+ * separate; on 1 and 3 threads. A bad requested range in the middle of a
+ * chain fails naming that Requantize, as it does unfused. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "op_test.h"
+
+static uint8_t random_code(void)
+{
+    int r = rand() % 6;
+    return r == 0 ? 0 : r == 1 ? 255 : (uint8_t)(rand() % 256);
+}
+
+static void random_codes(uint8_t *p, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        p[i] = random_code();
+}
+
+/* A range of 0.1 to 10 that holds 0 (or, rarely, not). */
+static void random_range(float *min, float *max)
+{
+    float width = op_random(0.1f, 10.0f);
+    float low = op_random(-1.0f, rand() % 10 == 0 ? 0.4f : 0.0f) * width;
+    *min = low;
+    *max = low + width;
+}
+
+static void range_consts(gb_graph *g, const char *name, float min, float max)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s_min", name);
+    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &min);
+    snprintf(buf, sizeof buf, "%s_max", name);
+    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &max);
+}
+
+typedef struct chain {
+    bool matmul, relu6, dequantize;
+    bool zero_outside; /* the input's range excludes 0: the conv's direct loop */
+    float requested_min; /* of the second Requantize */
+} chain;
+
+/* The product "p" of fed x and Const w, then the chain ending in "out". */
+static gb_graph *build(const chain *c, const int64_t *x_dims, int x_ndims, const int64_t *w_dims, int w_ndims,
+                       const uint8_t *w, int64_t channels, const uint8_t *bias)
+{
+    gb_graph *g = gb_new();
+    float min, max;
+    gb_placeholder(g, "x", TFPI_QUINT8, x_dims, x_ndims);
+    gb_const(g, "w", TFPI_QUINT8, w_dims, w_ndims, w);
+    gb_const(g, "b", TFPI_QUINT8, &channels, 1, bias);
+    random_range(&min, &max);
+    range_consts(g, "x", c->zero_outside ? 0.5f : fminf(min, 0.0f), c->zero_outside ? 2.0f : max);
+    random_range(&min, &max);
+    range_consts(g, "w", min, max);
+    random_range(&min, &max);
+    range_consts(g, "b", min, max);
+    random_range(&min, &max);
+    range_consts(g, "r1", fminf(min, 0.0f), max * 100.0f);
+    random_range(&min, &max);
+    range_consts(g, "r2", c->requested_min, max);
+    Tfpi__NodeDef *p = gb_node(g, c->matmul ? "QuantizedMatMul" : "QuantizedConv2D", "p", "x", "w", "x_min", "x_max",
+                               "w_min", "w_max", NULL);
+    if (!c->matmul) {
+        int64_t stride = 1 + rand() % 2;
+        gd_attr_set_ints(p, "strides", (const int64_t[]){1, stride, stride, 1}, 4);
+        gd_attr_set_string(p, "padding", rand() % 2 ? "SAME" : "VALID");
+    }
+    gb_node(g, "Requantize", "r1", "p", "p:1", "p:2", "r1_min", "r1_max", NULL);
+    gb_node(g, "QuantizedBiasAdd", "bias", "r1", "b", "r1:1", "r1:2", "b_min", "b_max", NULL);
+    gb_node(g, "Requantize", "r2", "bias", "bias:1", "bias:2", "r2_min", "r2_max", NULL);
+    gb_node(g, c->relu6 ? "QuantizedRelu6" : "QuantizedRelu", c->dequantize ? "relu" : "out", "r2", "r2:1", "r2:2",
+            NULL);
+    if (c->dequantize)
+        gd_attr_set_string(gb_node(g, "Dequantize", "out", "relu", "relu:1", "relu:2", NULL), "mode", "MIN_FIRST");
+    return g;
+}
+
+/* Runs g on x, fetching out (and its range unless dequantized), plus p when
+ * `separate`; *nodes receives how many nodes the run executed. */
+static tfpi_code run(const gb_graph *g, tfpi_tensor *x, bool dequantize, bool separate, int threads,
+                     tfpi_tensor *got[4], int *nodes, tfpi_status *status)
+{
+    const char *names[] = {"x"};
+    const char *fetch[4] = {"out:0"};
+    int n = 1;
+    if (!dequantize) {
+        fetch[n++] = "out:1";
+        fetch[n++] = "out:2";
+    }
+    if (separate)
+        fetch[n++] = "p:0";
+    memset(got, 0, 4 * sizeof *got);
+    tfpi_graph *graph = gb_load(g, status);
+    if (!graph)
+        return status->code;
+    tfpi_session_options options = {.num_threads = threads};
+    tfpi_session *session = tfpi_session_new(graph, &options, status);
+    tfpi_code code = status->code;
+    if (session) {
+        tfpi_session_set_profiling(session, 1);
+        code = tfpi_session_run(session, names, &x, 1, fetch, got, n, status);
+        const tfpi_node_profile *profile;
+        *nodes = tfpi_session_profile(session, &profile);
+    }
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
+    return code;
+}
+
+static void free_all(tfpi_tensor *t[4])
+{
+    for (int i = 0; i < 4; i++)
+        tfpi_tensor_free(t[i]);
+}
+
+static void check_chain(int trial, const chain *c)
+{
+    int64_t channels = 1 + rand() % 40, in_c = 1 + rand() % 12, h = 3 + rand() % 7, wd = 3 + rand() % 7;
+    int64_t x_dims[4] = {1 + rand() % 2, h, wd, in_c}, w_dims[4] = {1 + rand() % 3, 1 + rand() % 3, in_c, channels};
+    int x_ndims = 4, w_ndims = 4;
+    if (c->matmul) {
+        x_dims[0] = h * wd;
+        x_dims[1] = in_c;
+        w_dims[0] = in_c;
+        w_dims[1] = channels;
+        x_ndims = w_ndims = 2;
+    }
+    int64_t x_count = 1, w_count = 1;
+    for (int i = 0; i < x_ndims; i++)
+        x_count *= x_dims[i];
+    for (int i = 0; i < w_ndims; i++)
+        w_count *= w_dims[i];
+    uint8_t *x = malloc((size_t)x_count), *w = malloc((size_t)w_count), *bias = malloc((size_t)channels);
+    random_codes(x, x_count);
+    random_codes(w, w_count);
+    random_codes(bias, channels);
+    gb_graph *g = build(c, x_dims, x_ndims, w_dims, w_ndims, w, channels, bias);
+    tfpi_tensor *xt = op_tensor(TFPI_QUINT8, x_dims, x_ndims, x);
+    tfpi_tensor *fused[4], *separate[4];
+    tfpi_status status;
+    int fused_nodes = 0, separate_nodes = 0, threads = 1 + 2 * (trial % 2);
+    tfpi_code a = run(g, xt, c->dequantize, false, threads, fused, &fused_nodes, &status);
+    CHECK_MSG(a == TFPI_OK, "trial %d fused: %s", trial, status.message);
+    tfpi_code b = run(g, xt, c->dequantize, true, threads, separate, &separate_nodes, &status);
+    CHECK_MSG(b == TFPI_OK, "trial %d separate: %s", trial, status.message);
+    if (a == TFPI_OK && b == TFPI_OK) {
+        CHECK_MSG(fused_nodes == 1 && separate_nodes == 5 + c->dequantize, "trial %d ran %d and %d nodes", trial,
+                  fused_nodes, separate_nodes);
+        const size_t bytes = tfpi_tensor_byte_size(fused[0]);
+        CHECK_MSG(bytes == tfpi_tensor_byte_size(separate[0]) &&
+                      memcmp(tfpi_tensor_data(fused[0]), tfpi_tensor_data(separate[0]), bytes) == 0,
+                  "trial %d (%s, %lld channels, %s%s): the chain's output differs", trial,
+                  c->matmul ? "matmul" : "conv", (long long)channels, c->relu6 ? "relu6" : "relu",
+                  c->dequantize ? ", dequantized" : "");
+        for (int i = 1; !c->dequantize && i < 3; i++)
+            CHECK(*(const float *)tfpi_tensor_data(fused[i]) == *(const float *)tfpi_tensor_data(separate[i]));
+    }
+    free_all(fused);
+    free_all(separate);
+    tfpi_tensor_free(xt);
+    gb_free(g);
+    free(x);
+    free(w);
+    free(bias);
+}
+
+static void test_chains_equal_separate_nodes(void)
+{
+    srand(21);
+    for (int trial = 0; trial < 120; trial++) {
+        chain c = {.matmul = trial % 3 == 2, .relu6 = rand() % 2, .dequantize = rand() % 2,
+                   .zero_outside = trial % 6 == 1, .requested_min = op_random(-5.0f, 0.0f)};
+        check_chain(trial, &c);
+    }
+}
+
+static void test_bad_range_names_the_requantize(void)
+{
+    for (int separate = 0; separate < 2; separate++) {
+        chain c = {.requested_min = 0.5f};
+        int64_t x_dims[4] = {1, 2, 2, 3}, w_dims[4] = {1, 1, 3, 4}, channels = 4;
+        uint8_t x[12] = {0}, w[12] = {0}, bias[4] = {0};
+        gb_graph *g = build(&c, x_dims, 4, w_dims, 4, w, channels, bias);
+        tfpi_tensor *xt = op_tensor(TFPI_QUINT8, x_dims, 4, x), *got[4];
+        tfpi_status status;
+        int nodes;
+        CHECK(run(g, xt, false, separate, 1, got, &nodes, &status) == TFPI_INVALID_ARGUMENT);
+        CHECK_MSG(strstr(status.message, "'r2'") && strstr(status.message, "requested_output_min 0.5 must be <= 0"),
+                  "%s", status.message);
+        free_all(got);
+        tfpi_tensor_free(xt);
+        gb_free(g);
+    }
+}
+
+int main(void)
+{
+    RUN(test_chains_equal_separate_nodes);
+    RUN(test_bad_range_names_the_requantize);
+    return check_summary();
+}
