@@ -164,35 +164,43 @@ static void test_relu6_and_pools(void)
 
 static uint8_t random_code(void) { return (uint8_t)(rand() & 255); }
 
-/* AvgPool 3x3 SAME over random codes: each output the truncated integer mean of its in-image taps. */
-static void test_avg_pool_matches_integer_mean(void)
+/* AvgPool and MaxPool 3x3 SAME over random codes, 70 channels (a block of
+ * 64 and a tail): each output the truncated integer mean, or the maximum, of
+ * its in-image taps. */
+static void test_pools_match_integer_loops(void)
 {
-    enum { H = 7, W = 9, C = 5 };
-    uint8_t q[H * W * C], want[H * W * C];
+    enum { H = 7, W = 9, C = 70 };
+    static uint8_t q[H * W * C], want[2][H * W * C];
     for (int i = 0; i < H * W * C; i++)
         q[i] = random_code();
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             for (int c = 0; c < C; c++) {
-                int sum = 0, count = 0;
+                int sum = 0, count = 0, top = 0;
                 for (int dy = -1; dy <= 1; dy++)
                     for (int dx = -1; dx <= 1; dx++)
                         if (y + dy >= 0 && y + dy < H && x + dx >= 0 && x + dx < W) {
-                            sum += q[((y + dy) * W + x + dx) * C + c];
+                            int v = q[((y + dy) * W + x + dx) * C + c];
+                            sum += v;
+                            top = v > top ? v : top;
                             count++;
                         }
-                want[(y * W + x) * C + c] = (uint8_t)(sum / count);
+                want[0][(y * W + x) * C + c] = (uint8_t)(sum / count);
+                want[1][(y * W + x) * C + c] = (uint8_t)top;
             }
     int64_t dims[4] = {1, H, W, C};
-    gb_graph *g = gb_new();
-    gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
-    range_consts(g, "x", 0, 1);
-    Tfpi__NodeDef *node = gb_node(g, "QuantizedAvgPool", "out", "x", "x_min", "x_max", NULL);
-    gd_attr_set_ints(node, "ksize", (const int64_t[]){1, 3, 3, 1}, 4);
-    gd_attr_set_ints(node, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
-    gd_attr_set_string(node, "padding", "SAME");
-    tfpi_status status;
-    CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, dims, want);
+    for (int max = 0; max < 2; max++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
+        range_consts(g, "x", 0, 1);
+        Tfpi__NodeDef *node = gb_node(g, max ? "QuantizedMaxPool" : "QuantizedAvgPool", "out", "x", "x_min", "x_max",
+                                      NULL);
+        gd_attr_set_ints(node, "ksize", (const int64_t[]){1, 3, 3, 1}, 4);
+        gd_attr_set_ints(node, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
+        gd_attr_set_string(node, "padding", "SAME");
+        tfpi_status status;
+        CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, dims, want[max]);
+    }
 }
 
 /* A random range that holds 0 most of the time, but not always. */
@@ -543,7 +551,7 @@ int main(void)
     RUN(test_dequantize_min_combined);
     RUN(test_bias_add);
     RUN(test_relu6_and_pools);
-    RUN(test_avg_pool_matches_integer_mean);
+    RUN(test_pools_match_integer_loops);
     RUN(test_conv_matches_naive_loop);
     RUN(test_matmul_matches_naive_loop);
     RUN(test_mul_and_add);
