@@ -16,6 +16,33 @@ tfpi_code tp_q_requantize_ranges(tp_op_ctx *ctx, float *in_min, float *in_max, f
     return code;
 }
 
+/* tp_q_quantize_e(to_out, tp_q_dequantize_e(from_in, q)) step by step,
+ * for an s = dequantized * out_scale known to lie within +-1e9 (so that
+ * the conversion is defined and no clamp is needed). */
+static inline int32_t widened_code(uint8_t q, float in_scale, float in_base, float out_scale, int32_t out_offset)
+{
+    float s = (float)((float)(in_base + (float)((float)q * in_scale)) * out_scale);
+    int32_t whole = (int32_t)s;
+    float fraction = (float)(s - (float)whole);
+    return whole + (fraction >= 0.5f) - (fraction <= -0.5f) - out_offset;
+}
+
+/* Whether widened_code gives codes[q] for every quint8 q, its scaled
+ * values inside +-1e9 (else the table stays in use). */
+static bool arithmetic_matches(const tp_q_bias_add *b, const tp_q_dequantizer *from_in, const tp_q_quantizer *to_out)
+{
+    if (!(fabsf(to_out->offset) < 1048576.0f))
+        return false;
+    for (int q = 0; q < 256; q++) {
+        float s = (float)(tp_q_dequantize_e(from_in, q) * to_out->scale);
+        if (!(fabsf(s) < 1e9f) ||
+            (uint32_t)widened_code((uint8_t)q, from_in->scale, from_in->base, to_out->scale, (int32_t)to_out->offset) !=
+                b->codes[q])
+            return false;
+    }
+    return true;
+}
+
 tfpi_code tp_q_bias_add_begin(tp_op_ctx *ctx, tp_q_bias_add *b)
 {
     float in_min, in_max, b_min, b_max;
@@ -41,15 +68,28 @@ tfpi_code tp_q_bias_add_begin(tp_op_ctx *ctx, tp_q_bias_add *b)
             zero;
     b->min = -m;
     b->max = m;
+    b->arithmetic = t_in->lo == 0 && arithmetic_matches(b, &from_in, &to_out);
+    b->in_scale = from_in.scale;
+    b->in_base = from_in.base;
+    b->out_scale = to_out.scale;
+    b->out_offset = b->arithmetic ? (int32_t)to_out.offset : 0;
     tp_q_write_range(ctx, 1, -m, m);
     return TFPI_OK;
 }
 
 void tp_q_bias_add_rows(const tp_q_bias_add *b, const uint8_t *restrict x, int32_t *restrict out, int64_t n)
 {
-    for (int64_t i = 0; b->channels && i < n; i += b->channels)
-        for (int64_t c = 0; c < b->channels; c++)
+    const float in_scale = b->in_scale, in_base = b->in_base, out_scale = b->out_scale;
+    const int32_t out_offset = b->out_offset;
+    for (int64_t i = 0; b->channels && i < n; i += b->channels) {
+        int64_t c = 0;
+        for (; b->arithmetic && c + BLOCK <= b->channels; c += BLOCK)
+            for (int j = 0; j < BLOCK; j++)
+                out[i + c + j] = (int32_t)((uint32_t)widened_code(x[i + c + j], in_scale, in_base, out_scale, out_offset) +
+                                           b->biases[c + j]);
+        for (; c < b->channels; c++)
             out[i + c] = (int32_t)(b->codes[x[i + c]] + b->biases[c]);
+    }
 }
 
 tfpi_code tp_q_relu_begin(tp_op_ctx *ctx, int range_input, float top, int64_t *low, int64_t *high)

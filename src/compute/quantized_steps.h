@@ -21,6 +21,11 @@ typedef struct tp_q_bias_add {
     uint32_t *biases;    /* [channels]: each bias's qint32 code plus the output's zero code */
     int64_t channels;
     float min, max; /* the output range */
+    /* codes[q] as float arithmetic the compiler vectorizes, where that was
+     * checked to give every one of the 256 codes (quint8 inputs) */
+    bool arithmetic;
+    float in_scale, in_base, out_scale;
+    int32_t out_offset;
 } tp_q_bias_add;
 /* Fills b (b->biases holding b->channels slots) from the node's inputs and
  * writes its range outputs. */
