@@ -127,7 +127,7 @@ static void free_all(tfpi_tensor *t[4])
 
 static void check_chain(int trial, const chain *c)
 {
-    int64_t channels = 1 + rand() % 40, in_c = 1 + rand() % 12, h = 3 + rand() % 7, wd = 3 + rand() % 7;
+    int64_t channels = 1 + rand() % 100, in_c = 1 + rand() % 12, h = 3 + rand() % 7, wd = 3 + rand() % 7;
     int64_t x_dims[4] = {1 + rand() % 2, h, wd, in_c}, w_dims[4] = {1 + rand() % 3, 1 + rand() % 3, in_c, channels};
     int x_ndims = 4, w_ndims = 4;
     if (c->matmul) {

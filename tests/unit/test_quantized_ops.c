@@ -124,6 +124,52 @@ static void test_bias_add(void)
     free3(got);
 }
 
+/* QuantizedBiasAdd over rows of 70 channels (a vectorized block of 64 and
+ * a tail) of random codes and ranges, quint8 and qint8 inputs, against
+ * quantized.md 3.3 written out with the Eigen forms. */
+static void test_bias_add_matches_formula(void)
+{
+    enum { ROWS = 5, C = 70 };
+    static uint8_t in[ROWS * C], bias[C];
+    srand(31);
+    for (int trial = 0; trial < 40; trial++) {
+        const tfpi_dtype in_type = trial % 4 == 3 ? TFPI_QINT8 : TFPI_QUINT8;
+        for (int i = 0; i < ROWS * C; i++)
+            in[i] = (uint8_t)(i < 4 ? (i & 1) * 255 : rand() & 255);
+        for (int i = 0; i < C; i++)
+            bias[i] = (uint8_t)(rand() & 255);
+        float x_min = op_random(-8, 0), x_max = x_min + op_random(0.01f, 20);
+        float b_min = op_random(-3, 0.5f), b_max = b_min + op_random(0.01f, 4);
+        int64_t dims[2] = {ROWS, C}, c = C;
+        gb_graph *g = gb_new();
+        gb_const(g, "x", in_type, dims, 2, in);
+        gb_const(g, "b", TFPI_QUINT8, &c, 1, bias);
+        range_consts(g, "x", x_min, x_max);
+        range_consts(g, "b", b_min, b_max);
+        gb_node(g, "QuantizedBiasAdd", "out", "x", "b", "x_min", "x_max", "b_min", "b_max", NULL);
+        tfpi_tensor *got[3];
+        tfpi_status status;
+        CHECK_MSG(run3(g, 1, got, &status) == TFPI_OK, "%s", status.message);
+        if (!got[0])
+            return;
+        const tp_qtype *t_in = tp_qtype_of(in_type), *i32 = tp_qtype_of(TFPI_QINT32);
+        float m = (float)(fmaxf(fmaxf(x_max, -x_min), fmaxf(b_max, -b_min)) * 131072.0f);
+        tp_q_quantizer to_out = tp_q_quantizer_make(-m, m, i32);
+        tp_q_dequantizer from_x = tp_q_dequantizer_make(x_min, x_max, t_in);
+        tp_q_dequantizer from_b = tp_q_dequantizer_make(b_min, b_max, tp_qtype_of(TFPI_QUINT8));
+        int64_t zero = tp_q_f2q(0.0, -m, m, i32);
+        const int32_t *v = tfpi_tensor_data(got[0]);
+        int bad = 0;
+        for (int i = 0; i < ROWS * C; i++) {
+            int64_t x = tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_x, tp_qcode_get(t_in, in, i)));
+            int64_t b = tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_b, bias[i % C]));
+            bad += v[i] != (int32_t)(uint32_t)(uint64_t)(x + b + zero);
+        }
+        CHECK_MSG(bad == 0, "trial %d: %d of %d codes differ", trial, bad, ROWS * C);
+        free3(got);
+    }
+}
+
 static void test_relu6_and_pools(void)
 {
     /* [-2, 10] at 21.25 codes per unit: code of 0 is 0 + 43 = 43, of 6 is 128 (127.5 rounded away) + 43 = 171 */
@@ -550,6 +596,7 @@ int main(void)
     RUN(test_quantize_v2);
     RUN(test_dequantize_min_combined);
     RUN(test_bias_add);
+    RUN(test_bias_add_matches_formula);
     RUN(test_relu6_and_pools);
     RUN(test_pools_match_integer_loops);
     RUN(test_conv_matches_naive_loop);
