@@ -56,6 +56,7 @@ tfpi_code tp_qepilogue_absorb(tp_qepilogue *e, tp_op_ctx *ctx, tp_op_ctx *next)
     if (!e->last) {
         e->last = ctx;
         e->channels = product->ndims ? product->dims[product->ndims - 1] : 1;
+        e->in_size = tfpi_dtype_size(product->dtype);
     }
     tp_qstep step;
     if (e->num_steps == TP_QEPILOGUE_MAX_STEPS || e->channels < 1 || !tp_same_shape(&next->outputs[0], product) ||
@@ -113,12 +114,12 @@ int64_t tp_qepilogue_scratch_bytes(const tp_qepilogue *e)
     return 6 * block_rows(e) * e->channels; /* one 4-byte and two 1-byte buffers */
 }
 
-/* Runs the steps over n values at acc into out (the last node's type). */
-static void run_block(const tp_qepilogue *e, const int32_t *acc, int64_t n, void *out, uint8_t *scratch)
+/* Runs the steps over n values at in into out (the last node's type). */
+static void run_block(const tp_qepilogue *e, const void *in, int64_t n, void *out, uint8_t *scratch)
 {
     void *wide = scratch;
     uint8_t *narrow[2] = {scratch + 4 * n, scratch + 5 * n};
-    const void *cur = acc;
+    const void *cur = in;
     for (int i = 0; i < e->num_steps; i++) {
         const tp_qstep *s = &e->steps[i];
         const bool last = i == e->num_steps - 1;
@@ -134,14 +135,14 @@ static void run_block(const tp_qepilogue *e, const int32_t *acc, int64_t n, void
     }
 }
 
-void tp_qepilogue_rows(const tp_qepilogue *e, const int32_t *acc, int64_t first_row, int64_t rows, void *scratch)
+void tp_qepilogue_rows(const tp_qepilogue *e, const void *in, int64_t first_row, int64_t rows, void *scratch)
 {
     const tfpi_tensor *out = &e->last->outputs[0];
     const size_t size = tfpi_dtype_size(out->dtype);
     const int64_t step = block_rows(e);
     for (int64_t r = 0; r < rows; r += step) {
         const int64_t n = (rows - r < step ? rows - r : step) * e->channels;
-        run_block(e, acc + r * e->channels, n, (char *)out->data + (size_t)((first_row + r) * e->channels) * size,
+        run_block(e, (const char *)in + (size_t)(r * e->channels) * e->in_size, n, (char *)out->data + (size_t)((first_row + r) * e->channels) * size,
                   scratch);
     }
 }

@@ -67,9 +67,9 @@ typedef tfpi_code (*tp_fuse_fn)(tp_op_ctx *ctx, tp_fuse_op op, const float *valu
 /* Takes over the work of `next`, the only reader of the node's output 0
  * (as next's input 0; or of the last node it absorbed): from then on the
  * node's run also writes next's outputs, output 0 into the node's own
- * output 0 buffer, which next's output 0 shares (so next's output must not
- * be larger). TFPI_OK if absorbed, anything else leaves next to run alone.
- * Called after prepare, in chain order. */
+ * output 0 buffer, which next's output 0 shares (the buffer grows to the
+ * larger of the two). TFPI_OK if absorbed, anything else leaves next to
+ * run alone. Called after prepare, in chain order. */
 typedef tfpi_code (*tp_absorb_fn)(tp_op_ctx *ctx, tp_op_ctx *next);
 
 enum {

@@ -30,13 +30,22 @@ typedef struct layout {
 
 static int tensor_id(const layout *l, tp_edge e) { return l->tensor_base[e.node] + e.index; }
 
+static size_t aligned_bytes(const tfpi_tensor *t) { return (tp_byte_size(t) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
+
 static int new_buffer(layout *l, const tfpi_tensor *t, int step)
 {
-    size_t bytes = tp_byte_size(t);
     buffer *b = &l->buffers[l->num_buffers];
-    b->size = (bytes + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    b->size = aligned_bytes(t);
     b->first = b->last = step;
     return l->num_buffers++;
+}
+
+/* A buffer shared by aliases holds the largest of them (a step fused into
+ * a quint8 producer may output qint32). */
+static void grow(buffer *b, const tfpi_tensor *t)
+{
+    if (aligned_bytes(t) > b->size)
+        b->size = aligned_bytes(t);
 }
 
 static void extend(layout *l, tp_edge e, int step)
@@ -68,6 +77,8 @@ static void collect_buffers(layout *l)
             int shared = o == 0 && pn->alias_input >= 0
                              ? l->buffer_of[tensor_id(l, g->nodes[n].inputs[pn->alias_input])]
                              : -1;
+            if (shared >= 0)
+                grow(&l->buffers[shared], &pn->ctx.outputs[o]);
             l->buffer_of[tensor_id(l, e)] = shared >= 0 ? shared : new_buffer(l, &pn->ctx.outputs[o], written);
             extend(l, e, s);
         }

@@ -1,7 +1,9 @@
-/* test_qepilogue.c - the chains QuantizedConv2D and QuantizedMatMul take
- * over (compute/qepilogue.h) give the bytes of the same nodes run one by
- * one: QuantizedConv2D (both of its paths) or QuantizedMatMul -> Requantize
- * -> QuantizedBiasAdd -> Requantize -> QuantizedRelu/Relu6 [-> Dequantize]
+/* test_qepilogue.c - the chains QuantizedConv2D, QuantizedMatMul and
+ * QuantizeV2 take over (compute/qepilogue.h) give the bytes of the same
+ * nodes run one by one: QuantizedConv2D (both of its paths) or
+ * QuantizedMatMul -> Requantize -> QuantizedBiasAdd -> Requantize ->
+ * QuantizedRelu/Relu6 [-> Dequantize], and QuantizeV2 -> QuantizedBiasAdd
+ * [-> Requantize -> QuantizedRelu6 [-> Dequantize]] of random floats,
  * on random codes (a third of them 0 or 255) and random ranges (some
  * inputs' excluding 0, which takes the conv's direct loop), run once
  * fetching only the chain's end (the profile shows the chain ran as one
@@ -186,6 +188,73 @@ static void test_chains_equal_separate_nodes(void)
     }
 }
 
+/* Fed floats x -> QuantizeV2 "p" (quint8, MIN_FIRST, over Const ranges)
+ * -> QuantizedBiasAdd [-> Requantize -> QuantizedRelu6 [-> Dequantize]],
+ * the chain after MobileNet's depthwise layers; `end` 0, 1, 2 says where
+ * it stops ("out"). Ending at the qint32 BiasAdd needs the quint8
+ * producer's buffer to grow (run under ASan). */
+static gb_graph *build_quantize_chain(int end, const int64_t *dims, int64_t channels, const uint8_t *bias)
+{
+    gb_graph *g = gb_new();
+    float min, max;
+    gb_placeholder(g, "x", TFPI_FLOAT, dims, 2);
+    gb_const(g, "b", TFPI_QUINT8, &channels, 1, bias);
+    random_range(&min, &max);
+    range_consts(g, "x", min, max);
+    random_range(&min, &max);
+    range_consts(g, "b", min, max);
+    random_range(&min, &max);
+    range_consts(g, "r2", fminf(min, 0.0f), max);
+    Tfpi__NodeDef *q = gb_node(g, "QuantizeV2", "p", "x", "x_min", "x_max", NULL);
+    gd_attr_set_type(q, "T", TFPI_QUINT8);
+    gd_attr_set_string(q, "mode", "MIN_FIRST");
+    gb_node(g, "QuantizedBiasAdd", end == 0 ? "out" : "bias", "p", "b", "p:1", "p:2", "b_min", "b_max", NULL);
+    if (end == 0)
+        return g;
+    gb_node(g, "Requantize", "r2", "bias", "bias:1", "bias:2", "r2_min", "r2_max", NULL);
+    gb_node(g, "QuantizedRelu6", end == 1 ? "out" : "relu", "r2", "r2:1", "r2:2", NULL);
+    if (end == 2)
+        gd_attr_set_string(gb_node(g, "Dequantize", "out", "relu", "relu:1", "relu:2", NULL), "mode", "MIN_FIRST");
+    return g;
+}
+
+static void test_quantize_chains_equal_separate_nodes(void)
+{
+    srand(22);
+    for (int trial = 0; trial < 60; trial++) {
+        const int end = trial % 3;
+        int64_t channels = 1 + rand() % 100, dims[2] = {1 + rand() % 40, channels};
+        float *x = malloc(sizeof(float) * (size_t)(dims[0] * channels));
+        uint8_t *bias = malloc((size_t)channels);
+        for (int64_t i = 0; i < dims[0] * channels; i++)
+            x[i] = op_random(-12.0f, 12.0f);
+        random_codes(bias, channels);
+        gb_graph *g = build_quantize_chain(end, dims, channels, bias);
+        tfpi_tensor *xt = op_tensor(TFPI_FLOAT, dims, 2, x), *fused[4], *separate[4];
+        tfpi_status status;
+        int fused_nodes = 0, separate_nodes = 0;
+        tfpi_code a = run(g, xt, end == 2, false, 1, fused, &fused_nodes, &status);
+        CHECK_MSG(a == TFPI_OK, "trial %d fused: %s", trial, status.message);
+        tfpi_code b = run(g, xt, end == 2, true, 1, separate, &separate_nodes, &status);
+        CHECK_MSG(b == TFPI_OK, "trial %d separate: %s", trial, status.message);
+        if (a == TFPI_OK && b == TFPI_OK) {
+            CHECK_MSG(fused_nodes == 1 && separate_nodes == 2 + 2 * (end > 0) + (end == 2),
+                      "trial %d ran %d and %d nodes", trial, fused_nodes, separate_nodes);
+            const size_t bytes = tfpi_tensor_byte_size(fused[0]);
+            CHECK_MSG(bytes == tfpi_tensor_byte_size(separate[0]) &&
+                          memcmp(tfpi_tensor_data(fused[0]), tfpi_tensor_data(separate[0]), bytes) == 0,
+                      "trial %d (%lld channels, ending %d): the chain's output differs", trial, (long long)channels,
+                      end);
+        }
+        free_all(fused);
+        free_all(separate);
+        tfpi_tensor_free(xt);
+        gb_free(g);
+        free(x);
+        free(bias);
+    }
+}
+
 static void test_bad_range_names_the_requantize(void)
 {
     for (int separate = 0; separate < 2; separate++) {
@@ -208,6 +277,7 @@ static void test_bad_range_names_the_requantize(void)
 int main(void)
 {
     RUN(test_chains_equal_separate_nodes);
+    RUN(test_quantize_chains_equal_separate_nodes);
     RUN(test_bad_range_names_the_requantize);
     return check_summary();
 }
