@@ -3,8 +3,9 @@
 #   make [TARGET=LINUX|PI|PI64|AARCH64|ARMV6] [HOST_OS=...] [OPTFLAGS=...]
 #        [STATIC=0|1] [SANITIZE=1] [VALGRIND=1] [TF_OP_FILES=path]
 #   make test      builds and runs the test suite (under qemu-user for ARM)
-#   make fuzz [FUZZ_SECONDS=N]  builds the libFuzzer harnesses (tests/fuzz/)
-#                  with clang and runs each for N seconds
+#   make fuzz [FUZZ_SECONDS=N] [FUZZ_RUNS=N] [FUZZ_MAX_LEN=N] [FUZZ_ONLY=name]
+#                  builds the libFuzzer harnesses (tests/fuzz/) with clang
+#                  and runs each for N seconds (or N executions)
 #   make bench     benchmarks the large models (see README)
 #   make install   [PREFIX=/usr/local] [DESTDIR=...]; make uninstall undoes it
 #   make deb       Debian packages for the TARGET (see packaging/)
@@ -167,11 +168,14 @@ $(LIBTFPI) $(LIBTOOLS):
 
 # The shared library: the same objects, only tfpi_* exported (src/libtfpi.map),
 # linked against the target's shared libraries whatever STATIC says; the
-# soname and the development symlink sit beside it.
+# soname and the development symlink sit beside it. Every symbol must resolve
+# (--no-undefined), except under the sanitizers: clang leaves their runtime
+# to the executable that loads the library.
+SO_NO_UNDEFINED := $(if $(SANITIZE)$(FUZZ),,-Wl,--no-undefined)
 $(LIBTFPI_SO): $(LIB_OBJS) src/libtfpi.map
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libtfpi.map -Wl,--no-undefined \
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libtfpi.map $(SO_NO_UNDEFINED) \
 	    $(filter-out -static,$(LDFLAGS)) $(LIB_OBJS) $(LDLIBS) -o $@
 	$(Q)ln -sfn libtfpi.so.$(VERSION) $(LIB)/$(SONAME)
 	$(Q)ln -sfn $(SONAME) $(LIB)/libtfpi.so
@@ -206,12 +210,22 @@ $(BIN)/transform_graph: $(OBJ)/tools/transform_graph.o $(TRANSFORM_OBJS) $(LIBTO
 # camera.c holds main(); the other objects also go into tests/unit/test_camera_*.
 # The libcamera back end (C++) is built only natively (no cross prefix, not
 # STATIC=1) and only when pkg-config finds libcamera (Debian: libcamera-dev).
+# Programs with the C++ back end link with $(CXX), which brings the C++
+# runtime (and, with SANITIZE=1, the sanitizers' C++ parts); CC=clang[-N]
+# makes the default CXX clang++[-N] so both halves use one compiler's runtime.
 CAMERA_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(filter-out %/camera.c,$(wildcard pi_examples/camera/*.c)))
 CAMERA_LDLIBS :=
+CAMERA_LD := $(CC)
+ifeq ($(origin CXX),default)
+ifneq ($(findstring clang,$(CC)),)
+CXX := $(subst clang,clang++,$(CC))
+endif
+endif
 ifeq ($(CROSS_PREFIX)$(filter 1,$(STATIC)),)
 ifeq ($(shell pkg-config --exists libcamera 2>/dev/null && echo yes),yes)
 CAMERA_OBJS += $(OBJ)/pi_examples/camera/capture_libcamera.o
-CAMERA_LDLIBS := $(shell pkg-config --libs libcamera) -lstdc++
+CAMERA_LDLIBS := $(shell pkg-config --libs libcamera)
+CAMERA_LD := $(CXX)
 CAMERA_CXXFLAGS := $(filter-out -std=c11,$(CFLAGS)) -std=c++17 \
                    $(patsubst -I%,-isystem %,$(shell pkg-config --cflags libcamera))
 $(OBJ)/pi_examples/camera/capture.o: CFLAGS += -DTFPI_HAVE_LIBCAMERA
@@ -226,14 +240,14 @@ all tools tests: $(BIN)/camera
 $(BIN)/camera: $(OBJ)/pi_examples/camera/camera.o $(CAMERA_OBJS) $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
+	$(Q)$(CAMERA_LD) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
 
 $(OBJ)/tests/unit/test_camera_%.o: CFLAGS += -Ipi_examples/camera
 $(BIN)/tests/test_camera_%: $(OBJ)/tests/unit/test_camera_%.o $(CAMERA_OBJS) $(TEST_COMMON_OBJS) \
                             $(LIBTOOLS) $(LIBTFPI)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
+	$(Q)$(CAMERA_LD) $(LDFLAGS) $^ $(LDLIBS) $(CAMERA_LDLIBS) -o $@
 # An LD_PRELOAD stand-in webcam for tests/cli/test_camera.sh (native builds only).
 ifeq ($(CROSS_PREFIX),)
 tests: $(LIB)/fake_v4l2.so
@@ -266,6 +280,9 @@ bench: $(TOOL_BINS) $(BIN)/fp32_peak
 
 # ---- fuzzing ---------------------------------------------------------------
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_MAX_LEN ?=
+FUZZ_ONLY ?=
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(wildcard tests/fuzz/*.c))
 fuzzers: $(FUZZERS)
 $(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(TRANSFORM_OBJS) $(LIBTOOLS) $(LIBTFPI)
@@ -276,7 +293,8 @@ $(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(TRANSFORM_OBJS) $(LIBTOOLS) $(LIBTFPI)
 fuzz:
 	$(MAKE) all
 	$(MAKE) FUZZ=1 fuzzers
-	BIN=gen/$(target)-fuzz/bin TOOLS=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run_fuzzers.sh
+	BIN=gen/$(target)-fuzz/bin TOOLS=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) \
+	    FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) FUZZ_ONLY=$(FUZZ_ONLY) sh tests/fuzz/run_fuzzers.sh
 
 # ---- install ---------------------------------------------------------------
 # packaging/install.sh copies this target's build (or removes it again); the

@@ -42,6 +42,8 @@ static tfpi_code grow(tp_op_ctx *ctx, tensor_array *ta, int64_t size)
 {
     if (size > ta->cap) {
         int64_t cap = size > 2 * ta->cap ? size : 2 * ta->cap;
+        if (tp_expect_within_budget(ctx, cap, sizeof(ta_slot), "TensorArray slots") != TFPI_OK)
+            return TFPI_OUT_OF_MEMORY;
         ta_slot *slots = realloc(ta->slots, sizeof *slots * (size_t)cap);
         if (!slots)
             return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for %lld TensorArray slots", (long long)cap);

@@ -49,6 +49,8 @@ static void destroy_list(tp_resource *resource)
  * (if given) are shared. */
 static tensor_list *new_list(tp_op_ctx *ctx, const tensor_list *from, int64_t count)
 {
+    if (tp_expect_within_budget(ctx, count + 1, sizeof(element *), "TensorList slots") != TFPI_OK)
+        return NULL;
     tensor_list *l = calloc(1, sizeof *l);
     if (l)
         l->items = calloc((size_t)count + 1, sizeof *l->items);

@@ -35,12 +35,17 @@ struct tfpi_graph {
     int producer; /* versions.producer, 0 if absent */
     void *backing; /* memory the NodeDefs point into (memmapped models), or NULL */
     void (*free_backing)(void *backing);
+    bool backing_borrowed; /* a copy's backing: the original graph frees it */
 };
 
 /* Takes ownership of defs[0..n) (each freed with tfpi__node_def__free_unpacked)
  * whatever the outcome. `source` names the model in error messages. */
 tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char *source,
                            tfpi_status *status);
+
+/* Lets `copy` (built from copies of original's NodeDefs) read original's
+ * memmapped regions; original must outlive copy. */
+void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original);
 
 /* Parses a binary GraphDef. `mapped`: data is a private read-only file
  * mapping (page-aligned) whose parsed pages may be dropped as it goes. */

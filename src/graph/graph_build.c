@@ -77,9 +77,16 @@ void tfpi_graph_free(tfpi_graph *graph)
     }
     free(graph->nodes);
     tp_name_map_free(&graph->names);
-    if (graph->free_backing)
+    if (graph->free_backing && !graph->backing_borrowed)
         graph->free_backing(graph->backing);
     free(graph);
+}
+
+void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original)
+{
+    copy->backing = original->backing;
+    copy->free_backing = original->free_backing;
+    copy->backing_borrowed = true;
 }
 
 static int by_key(const void *a, const void *b)

@@ -137,6 +137,9 @@ tfpi_code tp_expect_one_input(tp_op_ctx *ctx, tfpi_dtype dtype);
  * whose output shape comes from input values (computed with
  * core/checked_math.h) call this before they use it. */
 tfpi_code tp_set_output(tp_op_ctx *ctx, int o, tfpi_dtype dtype, int ndims, const int64_t *dims);
+/* Error unless `count` items of `item_bytes` each (a kernel's own buffer,
+ * such as a TensorArray's slots) fit the memory budget; `what` names them. */
+tfpi_code tp_expect_within_budget(tp_op_ctx *ctx, int64_t count, size_t item_bytes, const char *what);
 /* Error unless input i's value is known while planning. */
 tfpi_code tp_expect_known(tp_op_ctx *ctx, int input);
 

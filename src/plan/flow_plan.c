@@ -225,9 +225,9 @@ static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
                 return mixed_frames(plan, n, first, src, status);
         }
         fn->frame = first < 0 ? 0 : output_frame(plan, first);
-        if (fn->kind == TP_FLOW_EXIT && fn->frame == 0)
-            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (Exit) is not inside a while loop",
-                                   gn->def->name);
+        if ((fn->kind == TP_FLOW_EXIT || fn->kind == TP_FLOW_NEXT) && fn->frame == 0)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s) is not inside a while loop",
+                                   gn->def->name, gn->def->op);
         if (fn->kind == TP_FLOW_ENTER) {
             const Tfpi__AttrValue *name = tp_attr(gn->def, "frame_name");
             if (!name || name->value_case != TFPI__ATTR_VALUE__VALUE_S)

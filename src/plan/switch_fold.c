@@ -175,7 +175,7 @@ tfpi_graph *tp_fold_static_switches(const tfpi_graph *graph, const char *const *
     Tfpi__NodeDef **defs = NULL;
     tfpi_graph *result = NULL;
     int count = 0;
-    if (!f.fed || !f.dead || !f.live_port || graph->backing ||
+    if (!f.fed || !f.dead || !f.live_port ||
         tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &feeds, NULL) != TFPI_OK ||
         tp_plan_resolve_names(graph, fetch_names, num_fetches, "fetch", &fetches, NULL) != TFPI_OK)
         goto done;
@@ -203,6 +203,8 @@ tfpi_graph *tp_fold_static_switches(const tfpi_graph *graph, const char *const *
         }
     }
     result = tp_graph_build(defs, count, graph->producer, "graph", status);
+    if (result && graph->backing) /* a memmapped model's ImmutableConsts read its regions */
+        tp_graph_borrow_backing(result, graph);
 done:
     free(defs);
     free(feeds);

@@ -359,6 +359,9 @@ def structure_cases(c):
     c.error("negative_index", [a, node("y", "Identity", ["a:-1"])], "node 'y'")
     c.error("identity_no_input", [node("y", "Identity")], "node 'y'")
     c.error("where_no_input", [node("w", "Where"), node("y", "Identity", ["w"])], "node 'w' \\(Where\\).*inputs")
+    # a NextIteration with no loop around it would cycle the root frame to the iteration limit (fuzz_graphdef)
+    c.error("next_iteration_outside_loop", [a, node("y", "NextIteration", ["a"])],
+            "node 'y' \\(NextIteration\\) is not inside a while loop")
     c.error("op_with_nul", [a, encode_node(Node("y", "Identity\0Evil", ["a"]))], "node 1 .*op holds a NUL")
     c.error("name_with_nul", [a, encode_node(Node("y\0z", "Identity", ["a"]))], "node 1 .*name holds a NUL")
     c.error("duplicate_attr_key", [a, encode_node(node("y", "Identity", ["a"]),

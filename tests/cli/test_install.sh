@@ -110,6 +110,8 @@ fi
 # shellcheck disable=SC2046 # pkg-config prints flags to split
 if [ -n "${SANITIZE:-}" ]; then
     echo "skip: static linking with pkg-config --static (the sanitizers have no static runtime)"
+elif case "$QEMU" in valgrind*) true ;; *) false ;; esac; then
+    echo "skip: a static program under valgrind (it cannot replace a static binary's malloc)"
 elif $CC -static tests/cli/data/tfpi_app.c $(pkg --static --cflags --libs tfpi) \
     -o "$CLI_TMP/app_static" 2>"$CLI_TMP/err"; then
     if "${CROSS_PREFIX:-}readelf" -d "$CLI_TMP/app_static" | grep -q NEEDED; then
@@ -124,11 +126,7 @@ fi
 if [ -n "${CROSS_PREFIX:-}" ]; then
     echo "skip: the installed Python module is checked on host builds"
 else
-    if [ -n "${SANITIZE:-}" ]; then
-        LD_PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-        ASAN_OPTIONS=detect_leaks=0
-        export LD_PRELOAD ASAN_OPTIONS
-    fi
+    . tests/cli/sanitizer_preload.sh
     out=$(env -u TFPI_LIBRARY PYTHONPATH="$D$PYTHONDIR" /usr/bin/python3 -c \
         'import tfpi, tfpi._library as l; print(tfpi.version(), l.lib._name)' 2>&1)
     unset LD_PRELOAD

@@ -54,6 +54,33 @@ if generated_model "$MODELS" inception_v3_tiny; then
 else
     cli_result "make_models.py inception_v3_tiny" no "$(tail -n 3 "$CLI_TMP/make_models.log")"
 fi
+
+# A phase-switched graph (tf.cond on PlaceholderWithDefault(False): x * w,
+# else x + w) memmapped: its Switch is still resolved while planning, so it
+# runs on the static plan (an arena) and gives x * w.
+"$PY" - "$CLI_TMP/phase.pb" <<'PY'
+import sys
+import numpy as np
+sys.path.insert(0, "tests/diff")
+from graphdef import DType, Node, Shape, encode_graph
+F, B = DType(1), DType(10)
+nodes = [Node("x", "Placeholder", [], {"dtype": F, "shape": Shape([64])}),
+         Node("w", "Const", [], {"dtype": F, "value": np.arange(64, dtype=np.float32) / 2}),
+         Node("phase/default", "Const", [], {"dtype": B, "value": np.array(False)}),
+         Node("phase", "PlaceholderWithDefault", ["phase/default"], {"dtype": B, "shape": Shape([])}),
+         Node("cond/Switch", "Switch", ["x", "phase"], {"T": F}),
+         Node("cond/mul", "Mul", ["cond/Switch", "w"], {"T": F}),
+         Node("cond/add", "Add", ["cond/Switch:1", "w"], {"T": F}),
+         Node("cond/Merge", "Merge", ["cond/mul", "cond/add"], {"T": F, "N": 2})]
+open(sys.argv[1], "wb").write(encode_graph(nodes))
+PY
+"$PY" -c "import numpy, sys; numpy.save(sys.argv[1], numpy.full(64, 2, numpy.float32))" "$CLI_TMP/twos.npy"
+expect_output "convert a phase-switched graph" "Converted 1 Const nodes" convert_graphdef_memmapped_format \
+    --in_graph="$CLI_TMP/phase.pb" --out_graph="$CLI_TMP/phase_mm.pb" --min_conversion_tensor_size=64
+expect_output "memmapped cond takes the default branch" "^cond/Merge: float \[64\] 0 1 2 3 4 " run_graph \
+    --graph="$CLI_TMP/phase_mm.pb" --input=x="$CLI_TMP/twos.npy" --output=cond/Merge
+expect_output "memmapped cond resolved while planning (an arena)" "arena=[1-9]" benchmark_model \
+    --graph="$CLI_TMP/phase_mm.pb" --input_layer=x --input_layer_shape=64 --output_layer=cond/Merge --num_runs=1
 run_tool convert_graphdef_memmapped_format --in_graph="$MOBILENET" --out_graph="$CLI_TMP/mobilenet_mm.pb"
 expect_output "label_image on a memmapped MobileNet" "^bow tie, bow-tie, bowtie \(458\): 0\.35" \
     label_image $LI --graph="$CLI_TMP/mobilenet_mm.pb"

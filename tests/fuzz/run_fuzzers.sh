@@ -1,14 +1,21 @@
 #!/bin/sh
 # run_fuzzers.sh - runs every libFuzzer harness built by `make fuzz` for
 # FUZZ_SECONDS each, with its seeds: ../shared/testdata models and images,
-# the hostile-model corpus (tests/cli/hostile_models.py) and tests/fuzz/seeds,
+# the hostile-model corpus (tests/cli/hostile_models.py), one-op graphs of
+# every registered op (tests/fuzz/op_graphs.py) and tests/fuzz/seeds,
 # copied into gen/fuzz-corpus/<harness>/ (kept between campaigns, never
-# committed). fuzz_graphdef also gets tests/fuzz/graphdef.dict. Crashes are
-# written to gen/fuzz-crashes/; the script exits non-zero if any harness failed.
+# committed). fuzz_graphdef also gets tests/fuzz/graphdef.dict. FUZZ_RUNS
+# stops each harness after that many executions instead (one campaign),
+# FUZZ_MAX_LEN caps the input size libFuzzer mutates to, FUZZ_ONLY runs one
+# harness. Crashes are written to gen/fuzz-crashes/; the script exits non-zero
+# if any harness failed.
 set -u
 : "${BIN:?BIN must name the fuzz build's bin directory}"
 : "${TOOLS:?TOOLS must name the normal build's bin directory}"
 SECONDS_EACH=${FUZZ_SECONDS:-60}
+RUNS=${FUZZ_RUNS:-}
+MAX_LEN=${FUZZ_MAX_LEN:-}
+ONLY=${FUZZ_ONLY:-}
 TD=${TFPI_TESTDATA:-../shared/testdata}
 PY=${TFPI_PYTHON:-/usr/bin/python3}
 CORPUS=gen/fuzz-corpus
@@ -31,6 +38,9 @@ seed fuzz_graphdef $small_models
 if "$PY" tests/cli/hostile_models.py "$CORPUS/hostile" >/dev/null 2>&1; then
     seed fuzz_graphdef "$CORPUS"/hostile/*.pb
 fi
+if "$PY" tests/fuzz/op_graphs.py "$CORPUS/op_graphs" 10 1 "$TOOLS/run_graph" >/dev/null 2>&1; then
+    seed fuzz_graphdef "$CORPUS"/op_graphs/*.pb
+fi
 # shellcheck disable=SC2086
 seed fuzz_transforms $small_models
 seed fuzz_image "$TD"/images/*
@@ -44,16 +54,24 @@ mkdir -p "$CORPUS/fuzz_memmapped"
 failed=0
 for fuzzer in "$BIN"/fuzz/*; do
     name=$(basename "$fuzzer")
+    [ -n "$ONLY" ] && [ "$name" != "$ONLY" ] && continue
     mkdir -p "$CORPUS/$name"
     dict=
     [ -f "tests/fuzz/${name#fuzz_}.dict" ] && dict=-dict=tests/fuzz/${name#fuzz_}.dict
-    echo "== $name ($SECONDS_EACH s)"
+    if [ -n "$RUNS" ]; then
+        limit=-runs=$RUNS
+        echo "== $name ($RUNS executions)"
+    else
+        limit=-max_total_time=$SECONDS_EACH
+        echo "== $name ($SECONDS_EACH s)"
+    fi
+    [ -n "$MAX_LEN" ] && limit="$limit -max_len=$MAX_LEN"
     # shellcheck disable=SC2086
-    if ! "$fuzzer" -max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+    if ! "$fuzzer" $limit -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$CRASHES/$name-" $dict "$CORPUS/$name" 2>"$CORPUS/$name.log"; then
         echo "FAIL $name: see $CORPUS/$name.log and $CRASHES/"
         failed=1
     fi
-    grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$CORPUS/$name.log"
+    grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|^Done' "$CORPUS/$name.log"
 done
 exit $failed

@@ -25,6 +25,8 @@ from graphdef import DType, Node, Shape, encode_graph  # noqa: E402
 import tfpi  # noqa: E402
 
 BIN = os.environ["BIN"]
+# The C tools link their own sanitizer runtime: they run without python's LD_PRELOAD.
+TOOL_ENV = {key: value for key, value in os.environ.items() if key != "LD_PRELOAD"}
 TD = os.environ.get("TFPI_TESTDATA", "../shared/testdata")
 MODEL = "downloads/models/mobilenet_v1_0.25_224/frozen_graph.pb"
 IMAGE = "downloads/images/grace_hopper.jpg"
@@ -147,7 +149,7 @@ def test_string_decode():
 
 def label_image_top5(extra=()):
     out = subprocess.run([os.path.join(BIN, "label_image"), "--top_k=5", *extra],
-                         capture_output=True, text=True, check=True).stdout
+                         capture_output=True, text=True, check=True, env=TOOL_ENV).stdout
     return [(int(m.group(1)), float(m.group(2)))
             for m in re.finditer(r"\((\d+)\): ([0-9.]+)", out)]
 
@@ -177,13 +179,13 @@ def test_mobilenet():
 
     mmapped = os.path.join(TMP, "mobilenet_mmap.pb")
     subprocess.run([os.path.join(BIN, "convert_graphdef_memmapped_format"), "--in_graph=" + MODEL,
-                    "--out_graph=" + mmapped], check=True, capture_output=True)
+                    "--out_graph=" + mmapped], check=True, capture_output=True, env=TOOL_ENV)
     got = tfpi.Session(tfpi.Graph(mmapped), num_threads=1).run({"input": x}, OUTPUT)
     check("a memmapped model gives the same outputs", np.array_equal(got, reference))
 
     encrypted = os.path.join(TMP, "mobilenet.enc")
     subprocess.run([os.path.join(BIN, "encrypt_model"), "--in_graph=" + MODEL,
-                    "--out_graph=" + encrypted, "--key=s3cret"], check=True, capture_output=True)
+                    "--out_graph=" + encrypted, "--key=s3cret"], check=True, capture_output=True, env=TOOL_ENV)
     key = np.frombuffer(b"s3cret", np.uint8)
 
     def xor_in_place(buf):
@@ -218,7 +220,7 @@ def test_mobilenet():
 def test_examples():
     """pi_examples/python: label_image.py prints what label_image prints;
     camera.py labels a one-frame 'video' (an image file) with the same top."""
-    want = subprocess.run([os.path.join(BIN, "label_image")], capture_output=True, text=True).stdout
+    want = subprocess.run([os.path.join(BIN, "label_image")], capture_output=True, text=True, env=TOOL_ENV).stdout
     got = subprocess.run([sys.executable, "pi_examples/python/label_image.py"], capture_output=True,
                          text=True)
     check("pi_examples/python/label_image.py prints label_image's top 5",
