@@ -38,15 +38,6 @@ static void random_range(float *min, float *max)
     *max = low + width;
 }
 
-static void range_consts(gb_graph *g, const char *name, float min, float max)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s_min", name);
-    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &min);
-    snprintf(buf, sizeof buf, "%s_max", name);
-    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &max);
-}
-
 typedef struct chain {
     bool matmul, relu6, dequantize;
     bool zero_outside; /* the input's range excludes 0: the conv's direct loop */
@@ -63,15 +54,15 @@ static gb_graph *build(const chain *c, const int64_t *x_dims, int x_ndims, const
     gb_const(g, "w", TFPI_QUINT8, w_dims, w_ndims, w);
     gb_const(g, "b", TFPI_QUINT8, &channels, 1, bias);
     random_range(&min, &max);
-    range_consts(g, "x", c->zero_outside ? 0.5f : fminf(min, 0.0f), c->zero_outside ? 2.0f : max);
+    gb_range_consts(g, "x", c->zero_outside ? 0.5f : fminf(min, 0.0f), c->zero_outside ? 2.0f : max);
     random_range(&min, &max);
-    range_consts(g, "w", min, max);
+    gb_range_consts(g, "w", min, max);
     random_range(&min, &max);
-    range_consts(g, "b", min, max);
+    gb_range_consts(g, "b", min, max);
     random_range(&min, &max);
-    range_consts(g, "r1", fminf(min, 0.0f), max * 100.0f);
+    gb_range_consts(g, "r1", fminf(min, 0.0f), max * 100.0f);
     random_range(&min, &max);
-    range_consts(g, "r2", c->requested_min, max);
+    gb_range_consts(g, "r2", c->requested_min, max);
     Tfpi__NodeDef *p = gb_node(g, c->matmul ? "QuantizedMatMul" : "QuantizedConv2D", "p", "x", "w", "x_min", "x_max",
                                "w_min", "w_max", NULL);
     if (!c->matmul) {
@@ -200,11 +191,11 @@ static gb_graph *build_quantize_chain(int end, const int64_t *dims, int64_t chan
     gb_placeholder(g, "x", TFPI_FLOAT, dims, 2);
     gb_const(g, "b", TFPI_QUINT8, &channels, 1, bias);
     random_range(&min, &max);
-    range_consts(g, "x", min, max);
+    gb_range_consts(g, "x", min, max);
     random_range(&min, &max);
-    range_consts(g, "b", min, max);
+    gb_range_consts(g, "b", min, max);
     random_range(&min, &max);
-    range_consts(g, "r2", fminf(min, 0.0f), max);
+    gb_range_consts(g, "r2", fminf(min, 0.0f), max);
     Tfpi__NodeDef *q = gb_node(g, "QuantizeV2", "p", "x", "x_min", "x_max", NULL);
     gd_attr_set_type(q, "T", TFPI_QUINT8);
     gd_attr_set_string(q, "mode", "MIN_FIRST");
