@@ -26,9 +26,12 @@ typedef struct tp_q_bias_add {
     bool arithmetic;
     float in_scale, in_base, out_scale;
     int32_t out_offset;
+    bool filled;      /* b holds the tables of these ranges (input's, bias's) */
+    float ranges[4];
 } tp_q_bias_add;
-/* Fills b (b->biases holding b->channels slots) from the node's inputs and
- * writes its range outputs. */
+/* Fills b (b->biases holding b->channels slots, b->filled false or for the
+ * same bias values) from the node's inputs and writes its range outputs;
+ * a b filled for the same ranges is kept as it is. */
 tfpi_code tp_q_bias_add_begin(tp_op_ctx *ctx, tp_q_bias_add *b);
 /* out[i] = codes[x[i]] + biases[i % channels] over rows of channels (n a
  * multiple of channels). */

@@ -8,7 +8,8 @@
  * inputs' excluding 0, which takes the conv's direct loop), run once
  * fetching only the chain's end (the profile shows the chain ran as one
  * node) and once also fetching the product, which keeps every node
- * separate; on 1 and 3 threads. A bad requested range in the middle of a
+ * separate; on 1 and 3 threads. A second run with another range remakes
+ * the tables the first one made. A bad requested range in the middle of a
  * chain fails naming that Requantize, as it does unfused. */
 #include <math.h>
 #include <stdlib.h>
@@ -184,14 +185,20 @@ static void test_chains_equal_separate_nodes(void)
  * the chain after MobileNet's depthwise layers; `end` 0, 1, 2 says where
  * it stops ("out"). Ending at the qint32 BiasAdd needs the quint8
  * producer's buffer to grow (run under ASan). */
-static gb_graph *build_quantize_chain(int end, const int64_t *dims, int64_t channels, const uint8_t *bias)
+static gb_graph *build_quantize_chain(int end, const int64_t *dims, int64_t channels, const uint8_t *bias,
+                                      bool fed_range)
 {
     gb_graph *g = gb_new();
     float min, max;
     gb_placeholder(g, "x", TFPI_FLOAT, dims, 2);
     gb_const(g, "b", TFPI_QUINT8, &channels, 1, bias);
     random_range(&min, &max);
-    gb_range_consts(g, "x", min, max);
+    if (fed_range) {
+        gb_placeholder(g, "x_min", TFPI_FLOAT, NULL, 0);
+        gb_placeholder(g, "x_max", TFPI_FLOAT, NULL, 0);
+    } else {
+        gb_range_consts(g, "x", min, max);
+    }
     random_range(&min, &max);
     gb_range_consts(g, "b", min, max);
     random_range(&min, &max);
@@ -220,7 +227,7 @@ static void test_quantize_chains_equal_separate_nodes(void)
         for (int64_t i = 0; i < dims[0] * channels; i++)
             x[i] = op_random(-12.0f, 12.0f);
         random_codes(bias, channels);
-        gb_graph *g = build_quantize_chain(end, dims, channels, bias);
+        gb_graph *g = build_quantize_chain(end, dims, channels, bias, false);
         tfpi_tensor *xt = op_tensor(TFPI_FLOAT, dims, 2, x), *fused[4], *separate[4];
         tfpi_status status;
         int fused_nodes = 0, separate_nodes = 0;
@@ -246,6 +253,55 @@ static void test_quantize_chains_equal_separate_nodes(void)
     }
 }
 
+/* Runs g fetching "out:0" (and "p:0" when separate) with x and its range
+ * fed, twice in one session, the second time with another range: the
+ * chain's tables made for the first range must not be reused. */
+static void run_twice(const gb_graph *g, tfpi_tensor *x, const float ranges[2][2], bool separate, tfpi_tensor *got[2][2])
+{
+    const char *names[] = {"x", "x_min", "x_max"}, *fetch[] = {"out:0", "p:0"};
+    tfpi_status status;
+    tfpi_graph *graph = gb_load(g, &status);
+    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
+    for (int r = 0; r < 2; r++) {
+        tfpi_tensor *feeds[3] = {x, op_tensor(TFPI_FLOAT, NULL, 0, &ranges[r][0]),
+                                 op_tensor(TFPI_FLOAT, NULL, 0, &ranges[r][1])};
+        got[r][0] = got[r][1] = NULL;
+        CHECK_MSG(session && tfpi_session_run(session, names, feeds, 3, fetch, got[r], 1 + separate, &status) == TFPI_OK,
+                  "%s", status.message);
+        tfpi_tensor_free(feeds[1]);
+        tfpi_tensor_free(feeds[2]);
+    }
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
+}
+
+static void test_new_ranges_remake_the_tables(void)
+{
+    srand(23);
+    int64_t channels = 70, dims[2] = {3, channels};
+    float x[3 * 70];
+    uint8_t bias[70];
+    for (int i = 0; i < 3 * 70; i++)
+        x[i] = op_random(-3.0f, 3.0f);
+    random_codes(bias, channels);
+    const float ranges[2][2] = {{-3, 3}, {-0.5f, 7}};
+    gb_graph *g = build_quantize_chain(1, dims, channels, bias, true);
+    tfpi_tensor *xt = op_tensor(TFPI_FLOAT, dims, 2, x), *fused[2][2], *separate[2][2];
+    run_twice(g, xt, ranges, false, fused);
+    run_twice(g, xt, ranges, true, separate);
+    for (int r = 0; r < 2; r++) {
+        CHECK_MSG(fused[r][0] && separate[r][0] &&
+                      memcmp(tfpi_tensor_data(fused[r][0]), tfpi_tensor_data(separate[r][0]), 3 * 70) == 0,
+                  "run %d differs", r);
+        for (int i = 0; i < 2; i++) {
+            tfpi_tensor_free(fused[r][i]);
+            tfpi_tensor_free(separate[r][i]);
+        }
+    }
+    tfpi_tensor_free(xt);
+    gb_free(g);
+}
+
 static void test_bad_range_names_the_requantize(void)
 {
     for (int separate = 0; separate < 2; separate++) {
@@ -269,6 +325,7 @@ int main(void)
 {
     RUN(test_chains_equal_separate_nodes);
     RUN(test_quantize_chains_equal_separate_nodes);
+    RUN(test_new_ranges_remake_the_tables);
     RUN(test_bad_range_names_the_requantize);
     return check_summary();
 }
