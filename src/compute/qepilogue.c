@@ -18,6 +18,17 @@ static bool reads_last_range(const tp_qepilogue *e, const tp_op_ctx *next, int r
            next->inputs[r + 1] == &e->last->outputs[2];
 }
 
+/* next's inputs [first, first + count) were known while planning (Consts):
+ * the producer reads them when it runs, which may be before the steps
+ * that would compute them. */
+static bool known(const tp_op_ctx *next, int first, int count)
+{
+    for (int i = first; i < first + count; i++)
+        if (i >= next->num_inputs || !next->inputs[i]->data)
+            return false;
+    return true;
+}
+
 /* Which step next would be, or false. */
 static bool classify(const tp_qepilogue *e, const tp_op_ctx *next, tp_qstep *step)
 {
@@ -26,14 +37,16 @@ static bool classify(const tp_qepilogue *e, const tp_op_ctx *next, tp_qstep *ste
     *step = (tp_qstep){.node = (tp_op_ctx *)next, .top = NAN};
     if (!strcmp(op, "Requantize")) {
         step->kind = TP_QSTEP_REQUANTIZE;
-        return in == TFPI_QINT32 && out == TFPI_QUINT8 && next->num_inputs == 5 && reads_last_range(e, next, 1);
+        return in == TFPI_QINT32 && out == TFPI_QUINT8 && next->num_inputs == 5 && reads_last_range(e, next, 1) &&
+               known(next, 3, 2);
     }
     if (!strcmp(op, "QuantizedBiasAdd")) {
         const tfpi_tensor *bias = next->inputs[1];
         const tp_qtype *t_bias = tp_qtype_of(bias->dtype);
         step->kind = TP_QSTEP_BIAS_ADD;
-        return in == TFPI_QUINT8 && out == TFPI_QINT32 && bias->data && t_bias && t_bias->bits == 8 &&
-               bias->ndims == 1 && bias->dims[0] == e->channels && reads_last_range(e, next, 2);
+        return in == TFPI_QUINT8 && out == TFPI_QINT32 && t_bias && t_bias->bits == 8 && bias->ndims == 1 &&
+               bias->dims[0] == e->channels && next->num_inputs == 6 && reads_last_range(e, next, 2) &&
+               known(next, 1, 1) && known(next, 4, 2);
     }
     if (!strcmp(op, "QuantizedRelu") || !strcmp(op, "QuantizedRelu6")) {
         step->kind = TP_QSTEP_RELU;

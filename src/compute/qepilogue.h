@@ -1,7 +1,8 @@
 /* qepilogue.h - the nodes after an 8-bit product that QuantizedConv2D and
  * QuantizedMatMul take over (their tp_absorb_fn), and after a QuantizeV2
- * to quint8 that it takes over: Requantize to quint8,
- * QuantizedBiasAdd of a bias known while planning, QuantizedRelu and
+ * to quint8 that it takes over: Requantize to quint8 of a requested range
+ * known while planning, QuantizedBiasAdd of a bias and bias range known
+ * while planning, QuantizedRelu and
  * QuantizedRelu6 of quint8, and a final Dequantize MIN_FIRST of quint8, in
  * the order TF's quantize_nodes writes them. Each run works out the chain's
  * ranges from the producer's exactly as the nodes would (same inputs read,

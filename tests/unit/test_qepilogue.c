@@ -9,7 +9,8 @@
  * fetching only the chain's end (the profile shows the chain ran as one
  * node) and once also fetching the product, which keeps every node
  * separate; on 1 and 3 threads. A second run with another range remakes
- * the tables the first one made. A bad requested range in the middle of a
+ * the tables the first one made; a requested range computed by a later
+ * step keeps its Requantize separate. A bad requested range in the middle of a
  * chain fails naming that Requantize, as it does unfused. */
 #include <math.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ typedef struct chain {
     bool matmul, relu6, dequantize;
     bool zero_outside; /* the input's range excludes 0: the conv's direct loop */
     float requested_min; /* of the second Requantize */
+    bool computed_request; /* the first Requantize's min is Minimum(fed "m", 0), a step */
 } chain;
 
 /* The product "p" of fed x and Const w, then the chain ending in "out". */
@@ -62,6 +64,12 @@ static gb_graph *build(const chain *c, const int64_t *x_dims, int x_ndims, const
     gb_range_consts(g, "b", min, max);
     random_range(&min, &max);
     gb_range_consts(g, "r1", fminf(min, 0.0f), max * 100.0f);
+    if (c->computed_request) {
+        float zero = 0.0f;
+        gb_placeholder(g, "m", TFPI_FLOAT, NULL, 0);
+        gb_const(g, "zero", TFPI_FLOAT, NULL, 0, &zero);
+        gb_node(g, "Minimum", "r1_low", "m", "zero", NULL);
+    }
     random_range(&min, &max);
     gb_range_consts(g, "r2", c->requested_min, max);
     Tfpi__NodeDef *p = gb_node(g, c->matmul ? "QuantizedMatMul" : "QuantizedConv2D", "p", "x", "w", "x_min", "x_max",
@@ -71,7 +79,7 @@ static gb_graph *build(const chain *c, const int64_t *x_dims, int x_ndims, const
         gd_attr_set_ints(p, "strides", (const int64_t[]){1, stride, stride, 1}, 4);
         gd_attr_set_string(p, "padding", rand() % 2 ? "SAME" : "VALID");
     }
-    gb_node(g, "Requantize", "r1", "p", "p:1", "p:2", "r1_min", "r1_max", NULL);
+    gb_node(g, "Requantize", "r1", "p", "p:1", "p:2", c->computed_request ? "r1_low" : "r1_min", "r1_max", NULL);
     gb_node(g, "QuantizedBiasAdd", "bias", "r1", "b", "r1:1", "r1:2", "b_min", "b_max", NULL);
     gb_node(g, "Requantize", "r2", "bias", "bias:1", "bias:2", "r2_min", "r2_max", NULL);
     gb_node(g, c->relu6 ? "QuantizedRelu6" : "QuantizedRelu", c->dequantize ? "relu" : "out", "r2", "r2:1", "r2:2",
@@ -302,6 +310,34 @@ static void test_new_ranges_remake_the_tables(void)
     gb_free(g);
 }
 
+/* A Requantize whose requested range a later step computes is not taken
+ * over (the product runs first): the output still equals the nodes'. */
+static void test_computed_ranges_stay_separate(void)
+{
+    srand(24);
+    chain c = {.matmul = true, .relu6 = true, .computed_request = true};
+    int64_t x_dims[2] = {6, 20}, w_dims[2] = {20, 70}, channels = 70;
+    uint8_t x[120], w[1400], bias[70];
+    random_codes(x, 120);
+    random_codes(w, 1400);
+    random_codes(bias, 70);
+    gb_graph *g = build(&c, x_dims, 2, w_dims, 2, w, channels, bias);
+    const float m = -2.5f;
+    tfpi_tensor *feeds[2] = {op_tensor(TFPI_QUINT8, x_dims, 2, x), op_tensor(TFPI_FLOAT, NULL, 0, &m)};
+    const char *names[] = {"x", "m"}, *fetch[] = {"out:0", "p:0"};
+    tfpi_tensor *fused[2] = {NULL, NULL}, *separate[2] = {NULL, NULL};
+    tfpi_status status;
+    CHECK_MSG(op_run_graph(g, 2, names, feeds, 1, fetch, fused, 1, &status) == TFPI_OK, "%s", status.message);
+    CHECK_MSG(op_run_graph(g, 2, names, feeds, 2, fetch, separate, 1, &status) == TFPI_OK, "%s", status.message);
+    CHECK(fused[0] && separate[0] && memcmp(tfpi_tensor_data(fused[0]), tfpi_tensor_data(separate[0]), 6 * 70) == 0);
+    for (int i = 0; i < 2; i++) {
+        tfpi_tensor_free(fused[i]);
+        tfpi_tensor_free(separate[i]);
+        tfpi_tensor_free(feeds[i]);
+    }
+    gb_free(g);
+}
+
 static void test_bad_range_names_the_requantize(void)
 {
     for (int separate = 0; separate < 2; separate++) {
@@ -326,6 +362,7 @@ int main(void)
     RUN(test_chains_equal_separate_nodes);
     RUN(test_quantize_chains_equal_separate_nodes);
     RUN(test_new_ranges_remake_the_tables);
+    RUN(test_computed_ranges_stay_separate);
     RUN(test_bad_range_names_the_requantize);
     return check_summary();
 }
