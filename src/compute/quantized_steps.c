@@ -89,14 +89,24 @@ void tp_q_bias_add_rows(const tp_q_bias_add *b, const uint8_t *restrict x, int32
 {
     const float in_scale = b->in_scale, in_base = b->in_base, out_scale = b->out_scale;
     const int32_t out_offset = b->out_offset;
-    for (int64_t i = 0; b->channels && i < n; i += b->channels) {
+    const bool wide = b->channels >= BLOCK; /* rows hold whole blocks: one pass; else codes first, biases after */
+    int64_t i = 0;
+    for (; b->arithmetic && !wide && i + BLOCK <= n; i += BLOCK)
+        for (int j = 0; j < BLOCK; j++)
+            out[i + j] = widened_code(x[i + j], in_scale, in_base, out_scale, out_offset);
+    for (; !wide && i < n; i++)
+        out[i] = (int32_t)b->codes[x[i]];
+    for (i = 0; b->channels && i < n; i += b->channels) {
         int64_t c = 0;
-        for (; b->arithmetic && c + BLOCK <= b->channels; c += BLOCK)
+        for (; b->arithmetic && wide && c + BLOCK <= b->channels; c += BLOCK)
             for (int j = 0; j < BLOCK; j++)
-                out[i + c + j] = (int32_t)((uint32_t)widened_code(x[i + c + j], in_scale, in_base, out_scale, out_offset) +
+                out[i + c + j] = (int32_t)((uint32_t)widened_code(x[i + c + j], in_scale, in_base, out_scale,
+                                                                  out_offset) +
                                            b->biases[c + j]);
-        for (; c < b->channels; c++)
+        for (; wide && c < b->channels; c++)
             out[i + c] = (int32_t)(b->codes[x[i + c]] + b->biases[c]);
+        for (; c < b->channels; c++)
+            out[i + c] = (int32_t)((uint32_t)out[i + c] + b->biases[c]);
     }
 }
 
