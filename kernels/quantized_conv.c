@@ -185,10 +185,16 @@ static void gather_taps(const qgemm_job *job, int64_t row, uint8_t *dst)
 {
     const tp_window_params *p = job->conv;
     int64_t ox = row % p->out_w, oy = row / p->out_w % p->out_h, b = row / (p->out_w * p->out_h);
+    const int64_t x0 = ox * p->stride_w - p->pad_left;
     for (int64_t fy = 0; fy < p->window_h; fy++) {
         int64_t y = oy * p->stride_h - p->pad_top + fy;
+        if (y >= 0 && y < p->in_h && x0 >= 0 && x0 + p->window_w <= p->in_w) { /* the row's taps are contiguous */
+            memcpy(dst, job->source + ((b * p->in_h + y) * p->in_w + x0) * p->in_c, (size_t)(p->window_w * p->in_c));
+            dst += p->window_w * p->in_c;
+            continue;
+        }
         for (int64_t fx = 0; fx < p->window_w; fx++, dst += p->in_c) {
-            int64_t x = ox * p->stride_w - p->pad_left + fx;
+            int64_t x = x0 + fx;
             if (y < 0 || y >= p->in_h || x < 0 || x >= p->in_w)
                 memset(dst, (uint8_t)job->a_zero, (size_t)p->in_c);
             else
