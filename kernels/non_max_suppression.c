@@ -140,20 +140,24 @@ static tfpi_code nms_prepare(tp_op_ctx *ctx, int version)
     float iou_threshold = version == 1 ? tp_attr_float(ctx->def, "iou_threshold", 0.5f) : scalar_input(ctx, 3, 0);
     float score_threshold = version >= 3 ? scalar_input(ctx, 4, 0) : -INFINITY;
     float sigma = version == 5 ? scalar_input(ctx, 5, 0) : 0;
-    if (max < 0)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "max_output_size must be >= 0, is %lld", (long long)max);
+    if (max < 0 || max > INT32_MAX)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "max_output_size must be in [0, 2^31), is %lld", (long long)max);
     if (!(iou_threshold >= 0 && iou_threshold <= 1))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "iou_threshold must be in [0, 1]");
     if (!(sigma >= 0))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "soft_nms_sigma must be >= 0");
     int n = (int)ctx->inputs[0]->dims[0];
     const float *scores = ctx->inputs[1]->data;
+    int limit = max < n ? (int)max : n;
+    bool pad = version >= 4 && tp_attr_bool(ctx->def, "pad_to_max_output_size", false);
+    int64_t slots = pad ? max : limit;
+    if (tp_expect_within_budget(ctx, slots + 1, sizeof(int) + sizeof(float), "selected boxes") != TFPI_OK)
+        return TFPI_OUT_OF_MEMORY;
     selection *s = calloc(1, sizeof *s);
     candidate *c = malloc(sizeof *c * ((size_t)n + 1));
-    int limit = max < n ? (int)max : n;
     if (s && c) {
-        s->indices = calloc((size_t)(max > limit ? max : limit) + 1, sizeof *s->indices);
-        s->scores = calloc((size_t)(max > limit ? max : limit) + 1, sizeof *s->scores);
+        s->indices = calloc((size_t)slots + 1, sizeof *s->indices);
+        s->scores = calloc((size_t)slots + 1, sizeof *s->scores);
     }
     ctx->state = s;
     if (!s || !c || !s->indices || !s->scores) {
@@ -170,7 +174,7 @@ static tfpi_code nms_prepare(tp_op_ctx *ctx, int version)
         select_hard(ctx->inputs[0]->data, c, m, iou_threshold, s, limit);
     free(c);
     s->version = version;
-    s->padded = version >= 4 && tp_attr_bool(ctx->def, "pad_to_max_output_size", false) ? (int)max : s->count;
+    s->padded = pad ? (int)max : s->count;
     tp_tensor_set_shape(&ctx->outputs[0], TFPI_INT32, 1, (int64_t[]){s->padded});
     if (version == 4 && ctx->num_outputs > 1)
         tp_tensor_set_shape(&ctx->outputs[1], TFPI_INT32, 0, NULL);

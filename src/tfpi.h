@@ -144,7 +144,8 @@ const char *tfpi_kernel_file_for_op(const char *op);
 typedef struct tfpi_session_options {
     int num_threads; /* <= 0: one per core; 1: no threads are created */
     /* The memory budget of a plan: the arena, folded constants, string
-     * tensors and decoded images together. 0: half of the machine's
+     * tensors and decoded images together (with control flow, also the
+     * tensors the dynamic executor holds). 0: half of the machine's
      * physical RAM (tfpi_default_max_memory); < 0: no budget. Anything
      * beyond it fails first, with the node, shape and bytes. */
     int64_t max_memory_bytes;
@@ -185,9 +186,12 @@ typedef struct tfpi_node_profile {
 
 /* With profiling on, each run records the time of every node it runs. */
 void tfpi_session_set_profiling(tfpi_session *session, int enabled);
-/* The nodes the last run executed, in order; valid until the next run. */
+/* The nodes the last run executed, in order; valid until the next run. For
+ * a graph with control flow: the nodes its static plans (regions) ran; the
+ * ones the dynamic executor runs one at a time are not timed. */
 int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **nodes);
-/* Bytes of the current plan's activation arena (0 before the first run). */
+/* Bytes of the current plan's activation arena (0 before the first run);
+ * for a graph with control flow, the sum of its regions' arenas. */
 size_t tfpi_session_arena_bytes(const tfpi_session *session);
 
 /* ---- images ------------------------------------------------------------ */

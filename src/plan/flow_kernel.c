@@ -29,14 +29,25 @@ static int containing_input(tp_value *const *inputs, int n, const void *data, si
     return -1;
 }
 
-/* Wraps an output prepare computed (or aliased) into a value. */
-static tp_value *wrap_prepared(tp_flow_plan *plan, tp_value *const *inputs, int num_inputs,
+tp_value *tp_flow_new_value(tp_flow_plan *plan, int node, int output, const tfpi_tensor *t, tfpi_status *status)
+{
+    tp_value *v = tp_value_new(&plan->pool, t, status);
+    if (!v && status) {
+        char detail[sizeof status->message];
+        memcpy(detail, status->message, sizeof detail);
+        tp_node_error(plan->graph->nodes[node].def, status, status->code, "output %d: %s", output, detail);
+    }
+    return v;
+}
+
+/* Wraps output o that prepare computed (or aliased) into a value. */
+static tp_value *wrap_prepared(tp_flow_plan *plan, int node, tp_value *const *inputs, int num_inputs, int o,
                                const tfpi_tensor *out, tfpi_status *status)
 {
     int owner = containing_input(inputs, num_inputs, out->data, tp_byte_size(out));
     if (owner >= 0)
         return tp_value_share(inputs[owner], out, status);
-    tp_value *v = tp_value_new(&plan->pool, out, status);
+    tp_value *v = tp_flow_new_value(plan, node, o, out, status);
     if (v && tp_byte_size(out))
         memcpy(v->t.data, out->data, tp_byte_size(out));
     if (v && out->dtype == TFPI_STRING && tp_value_own_strings(v, status) != TFPI_OK) {
@@ -139,7 +150,8 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
     memset(fn->ctx_outputs, 0, sizeof *fn->ctx_outputs * (size_t)fn->num_outputs);
     tp_op_ctx ctx = {.def = gn->def, .graph = plan->graph, .num_inputs = gn->num_inputs,
                      .inputs = fn->ctx_inputs, .num_outputs = fn->num_outputs, .outputs = fn->ctx_outputs,
-                     .pool = plan->threads, .status = status, .resources = resources};
+                     .pool = plan->threads, .status = status, .resources = resources,
+                     .max_bytes = plan->pool.max_bytes}; /* no output or TensorArray may be larger */
     tfpi_tensor *out = fn->ctx_outputs;
     for (int o = 0; o < fn->num_outputs; o++)
         outputs[o] = NULL;
@@ -158,7 +170,7 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
         if (out[o].data)
             continue;
         all_prepared = false;
-        if (!(outputs[o] = tp_value_new(&plan->pool, &out[o], status)))
+        if (!(outputs[o] = tp_flow_new_value(plan, node, o, &out[o], status)))
             code = status->code;
         else
             out[o].data = outputs[o]->t.data;
@@ -167,7 +179,7 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
         code = k->run(&ctx);
     for (int o = 0; code == TFPI_OK && o < fn->num_outputs; o++) {
         if (!outputs[o]) {
-            if (!(outputs[o] = wrap_prepared(plan, inputs, gn->num_inputs, &out[o], status)))
+            if (!(outputs[o] = wrap_prepared(plan, node, inputs, gn->num_inputs, o, &out[o], status)))
                 code = status->code;
         } else if (out[o].dtype == TFPI_STRING) { /* elements may point into the inputs */
             code = tp_value_own_strings(outputs[o], status);

@@ -4,11 +4,13 @@
  * assigns every node the frame it runs in (TensorFlow's frame rules: an
  * Enter's output is in the child frame named by frame_name, an Exit's in
  * the parent, everything else in the frame of its inputs), lists each
- * output's consumers, and computes once the root-frame nodes that depend
- * only on constants. */
+ * output's consumers, computes once the root-frame nodes that depend only
+ * on constants, and groups the ordinary root-frame nodes into regions that
+ * run as static plans (flow_region.c). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/name_map.h"
 #include "plan/flow_plan.h"
 #include "plan/plan.h"
 
@@ -92,7 +94,7 @@ static bool is_fed(const tp_flow_plan *plan, int node)
     return false;
 }
 
-static int source_of(const tp_node *gn, int i)
+int tp_flow_source(const tp_node *gn, int i)
 {
     return i < gn->num_inputs ? gn->inputs[i].node : gn->controls[i - gn->num_inputs];
 }
@@ -111,7 +113,7 @@ static tfpi_code order_nodes(tp_flow_plan *plan, tfpi_status *status)
         total++;
         const tp_node *gn = &g->nodes[n];
         for (int i = 0; !is_fed(plan, n) && i < gn->num_inputs + gn->num_controls; i++)
-            if (plan->nodes[source_of(gn, i)].kind != TP_FLOW_NEXT)
+            if (plan->nodes[tp_flow_source(gn, i)].kind != TP_FLOW_NEXT)
                 missing[n]++;
         if (missing[n] == 0)
             plan->order[count++] = n;
@@ -147,7 +149,7 @@ static tfpi_code add_consumers(tp_flow_plan *plan, tfpi_status *status)
         for (int n = 0; n < g->num_nodes; n++) {
             const tp_node *gn = &g->nodes[n];
             for (int i = 0; plan->needed[n] && !is_fed(plan, n) && i < gn->num_inputs + gn->num_controls; i++) {
-                tp_flow_node *src = &plan->nodes[source_of(gn, i)];
+                tp_flow_node *src = &plan->nodes[tp_flow_source(gn, i)];
                 if (pass == 0) {
                     src->num_consumers++;
                     continue;
@@ -167,21 +169,40 @@ static tfpi_code add_consumers(tp_flow_plan *plan, tfpi_status *status)
     return TFPI_OK;
 }
 
-static int find_or_add_frame(tp_flow_plan *plan, const char *name, int parent)
+/* The frames found so far by name (a name may recur under other parents). */
+typedef struct frame_lookup {
+    tp_name_map by_name;  /* a frame's name -> the first frame of that name */
+    int *next_same_name;  /* per frame: the next of the same name, or -1 */
+} frame_lookup;
+
+static int find_or_add_frame(tp_flow_plan *plan, frame_lookup *lookup, const char *name, int parent)
 {
-    for (int f = 1; f < plan->num_frames; f++)
-        if (plan->frames[f].parent == parent && strcmp(plan->frames[f].name, name) == 0)
+    int head = tp_name_map_find(&lookup->by_name, name, strlen(name));
+    for (int f = head; f >= 0; f = lookup->next_same_name[f])
+        if (plan->frames[f].parent == parent)
             return f;
-    tp_flow_frame *frames = realloc(plan->frames, sizeof *frames * ((size_t)plan->num_frames + 1));
-    if (!frames)
+    size_t count = (size_t)plan->num_frames + 1;
+    tp_flow_frame *frames = realloc(plan->frames, sizeof *frames * count);
+    if (frames)
+        plan->frames = frames;
+    int *next = frames ? realloc(lookup->next_same_name, sizeof *next * count) : NULL;
+    if (!next)
         return -1;
-    plan->frames = frames;
-    frames[plan->num_frames] = (tp_flow_frame){.name = name, .parent = parent};
+    lookup->next_same_name = next;
+    int f = plan->num_frames;
+    frames[f] = (tp_flow_frame){.name = name, .parent = parent};
+    next[f] = -1;
+    if (head < 0) {
+        if (!tp_name_map_insert(&lookup->by_name, name, f))
+            return -1;
+    } else {
+        next[f] = next[head];
+        next[head] = f;
+    }
     return plan->num_frames++;
 }
 
-/* The frame a node's outputs live in. */
-static int output_frame(const tp_flow_plan *plan, int n)
+int tp_flow_output_frame(const tp_flow_plan *plan, int n)
 {
     const tp_flow_node *fn = &plan->nodes[n];
     if (fn->kind == TP_FLOW_ENTER)
@@ -197,18 +218,20 @@ static tfpi_code mixed_frames(const tp_flow_plan *plan, int n, int a, int b, tfp
     return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                            "The node '%s' has inputs from different frames. The input '%s' is in frame '%s'. The "
                            "input '%s' is in frame '%s'.",
-                           g->nodes[n].def->name, g->nodes[a].def->name, plan->frames[output_frame(plan, a)].name,
-                           g->nodes[b].def->name, plan->frames[output_frame(plan, b)].name);
+                           g->nodes[n].def->name, g->nodes[a].def->name, plan->frames[tp_flow_output_frame(plan, a)].name,
+                           g->nodes[b].def->name, plan->frames[tp_flow_output_frame(plan, b)].name);
 }
 
-/* Frame of every node, in order; then every edge, back edges included, must
- * stay within one frame. */
-static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
+
+/* The frame of every node, in order (frame_name of the Enters, with the
+ * frame rules of the file comment). */
+static tfpi_code frame_of_every_node(tp_flow_plan *plan, frame_lookup *lookup, tfpi_status *status)
 {
     const tfpi_graph *g = plan->graph;
-    if (!(plan->frames = calloc(1, sizeof *plan->frames)))
+    if (!(plan->frames = calloc(1, sizeof *plan->frames)) || !(lookup->next_same_name = malloc(sizeof(int))))
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     plan->frames[0] = (tp_flow_frame){.name = "", .parent = -1};
+    lookup->next_same_name[0] = -1;
     plan->num_frames = 1;
     for (int k = 0; k < plan->num_needed; k++) {
         int n = plan->order[k];
@@ -216,15 +239,15 @@ static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
         const tp_node *gn = &g->nodes[n];
         int first = -1;
         for (int i = 0; !is_fed(plan, n) && i < gn->num_inputs + gn->num_controls; i++) {
-            int src = source_of(gn, i);
+            int src = tp_flow_source(gn, i);
             if (plan->nodes[src].kind == TP_FLOW_NEXT)
                 continue;
             if (first < 0)
                 first = src;
-            else if (output_frame(plan, src) != output_frame(plan, first))
+            else if (tp_flow_output_frame(plan, src) != tp_flow_output_frame(plan, first))
                 return mixed_frames(plan, n, first, src, status);
         }
-        fn->frame = first < 0 ? 0 : output_frame(plan, first);
+        fn->frame = first < 0 ? 0 : tp_flow_output_frame(plan, first);
         if ((fn->kind == TP_FLOW_EXIT || fn->kind == TP_FLOW_NEXT) && fn->frame == 0)
             return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s) is not inside a while loop",
                                    gn->def->name, gn->def->op);
@@ -235,7 +258,7 @@ static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
                                        gn->def->name);
             /* NodeDef strings are not NUL-terminated: the frame owns a copy. */
             char *copy = strndup((const char *)name->s.data, name->s.len);
-            if (!copy || (fn->child_frame = find_or_add_frame(plan, copy, fn->frame)) < 0) {
+            if (!copy || (fn->child_frame = find_or_add_frame(plan, lookup, copy, fn->frame)) < 0) {
                 free(copy);
                 return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
             }
@@ -245,17 +268,24 @@ static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
             plan->frames[fn->child_frame].num_enters++;
         }
     }
+    return TFPI_OK;
+}
+
+/* Every edge, back edges included, must stay within one frame. */
+static tfpi_code check_edges(tp_flow_plan *plan, tfpi_status *status)
+{
+    const tfpi_graph *g = plan->graph;
     for (int k = 0; k < plan->num_needed; k++) {
         int n = plan->order[k];
         const tp_node *gn = &g->nodes[n];
         for (int i = 0; !is_fed(plan, n) && i < gn->num_inputs + gn->num_controls; i++) {
-            int src = source_of(gn, i);
-            if (output_frame(plan, src) != plan->nodes[n].frame)
+            int src = tp_flow_source(gn, i);
+            if (tp_flow_output_frame(plan, src) != plan->nodes[n].frame)
                 return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                                        "node '%s' in frame '%s' reads '%s' from frame '%s': the graph's loops are "
                                        "not well formed (was it edited by a tool that ignores frames?)",
                                        gn->def->name, plan->frames[plan->nodes[n].frame].name,
-                                       g->nodes[src].def->name, plan->frames[output_frame(plan, src)].name);
+                                       g->nodes[src].def->name, plan->frames[tp_flow_output_frame(plan, src)].name);
             if (plan->nodes[src].kind == TP_FLOW_NEXT && plan->nodes[n].kind == TP_FLOW_MERGE && i < gn->num_inputs)
                 plan->nodes[n].num_back_inputs++;
         }
@@ -264,7 +294,30 @@ static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
                                    "feed '%s' is inside while loop frame '%s': only tensors outside loops can be fed",
                                    gn->def->name, plan->frames[plan->nodes[n].frame].name);
     }
+    for (int i = 0; i < plan->num_fetches; i++) {
+        int frame = tp_flow_output_frame(plan, plan->fetches[i].node);
+        if (frame != 0)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                   "fetch '%s' is inside while loop frame '%s': fetch a tensor outside the loop",
+                                   g->nodes[plan->fetches[i].node].def->name, plan->frames[frame].name);
+    }
     return TFPI_OK;
+}
+
+/* Frame of every node, in order; then every edge, back edges included, must
+ * stay within one frame. */
+static tfpi_code assign_frames(tp_flow_plan *plan, tfpi_status *status)
+{
+    frame_lookup lookup = {.next_same_name = NULL};
+    int enters = 0;
+    for (int k = 0; k < plan->num_needed; k++)
+        enters += plan->nodes[plan->order[k]].kind == TP_FLOW_ENTER;
+    if (!tp_name_map_init(&lookup.by_name, (size_t)enters + 1))
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
+    tfpi_code code = frame_of_every_node(plan, &lookup, status);
+    tp_name_map_free(&lookup.by_name);
+    free(lookup.next_same_name);
+    return code == TFPI_OK ? check_edges(plan, status) : code;
 }
 
 /* Local indices, input slots and Exit lists per frame. */
@@ -274,9 +327,11 @@ static tfpi_code index_frames(tp_flow_plan *plan, tfpi_status *status)
         int n = plan->order[k];
         tp_flow_node *fn = &plan->nodes[n];
         tp_flow_frame *f = &plan->frames[fn->frame];
+        if (fn->absorbed)
+            continue;
         fn->local = f->num_nodes++;
         fn->slot_base = f->num_slots;
-        f->num_slots += plan->graph->nodes[n].num_inputs;
+        f->num_slots += fn->num_slots;
         if (fn->kind == TP_FLOW_EXIT)
             f->num_exits++;
     }
@@ -289,17 +344,12 @@ static tfpi_code index_frames(tp_flow_plan *plan, tfpi_status *status)
     }
     for (int k = 0; k < plan->num_needed; k++) {
         int n = plan->order[k];
+        if (plan->nodes[n].absorbed)
+            continue;
         tp_flow_frame *f = &plan->frames[plan->nodes[n].frame];
         f->nodes[plan->nodes[n].local] = n;
         if (plan->nodes[n].kind == TP_FLOW_EXIT)
             f->exits[f->num_exits++] = n;
-    }
-    for (int i = 0; i < plan->num_fetches; i++) {
-        int frame = output_frame(plan, plan->fetches[i].node);
-        if (frame != 0)
-            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
-                                   "fetch '%s' is inside while loop frame '%s': fetch a tensor outside the loop",
-                                   plan->graph->nodes[plan->fetches[i].node].def->name, plan->frames[frame].name);
     }
     return TFPI_OK;
 }
@@ -312,10 +362,13 @@ static tfpi_code prepare_nodes(tp_flow_plan *plan, tfpi_status *status)
         tp_flow_node *fn = &plan->nodes[n];
         const tp_node *gn = &g->nodes[n];
         fn->num_outputs = gn->num_outputs;
+        fn->region = -1;
         if (!plan->needed[n])
             continue;
         fn->kind = kind_of(gn->def->op);
         fn->fed = is_fed(plan, n);
+        fn->num_slots = gn->num_inputs;
+        fn->num_pending = fn->fed ? 0 : fn->kind == TP_FLOW_MERGE ? gn->num_controls : gn->num_inputs + gn->num_controls;
         if (fn->kind == TP_FLOW_SWITCH || fn->kind == TP_FLOW_MERGE)
             fn->num_outputs = 2;
         int routed = fn->kind == TP_FLOW_SWITCH || fn->kind == TP_FLOW_MERGE ? 2 : 1;
@@ -348,7 +401,7 @@ static bool foldable(const tp_flow_plan *plan, int n)
         (fn->kernel->flags & TP_STATEFUL))
         return false;
     for (int i = 0; i < gn->num_inputs + gn->num_controls; i++)
-        if (!plan->nodes[source_of(gn, i)].folded)
+        if (!plan->nodes[tp_flow_source(gn, i)].folded)
             return false;
     return true;
 }
@@ -390,7 +443,7 @@ static tfpi_code fold_constants(tp_flow_plan *plan, tfpi_status *status)
 
 tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_names, int num_feeds,
                                const char *const *fetch_names, int num_fetches, tp_threadpool *threads,
-                               int64_t max_iterations, tfpi_status *status)
+                               int64_t max_iterations, uint64_t max_memory, tfpi_status *status)
 {
     tp_flow_plan *plan = calloc(1, sizeof *plan);
     if (!plan) {
@@ -400,6 +453,7 @@ tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_
     plan->graph = graph;
     plan->threads = threads;
     plan->max_iterations = max_iterations;
+    plan->pool.max_bytes = max_memory;
     plan->num_feeds = num_feeds;
     plan->num_fetches = num_fetches;
     size_t n = (size_t)graph->num_nodes + 1;
@@ -423,9 +477,11 @@ tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_
     if (code == TFPI_OK)
         code = assign_frames(plan, status);
     if (code == TFPI_OK)
-        code = index_frames(plan, status);
-    if (code == TFPI_OK)
         code = fold_constants(plan, status);
+    if (code == TFPI_OK)
+        code = tp_flow_form_regions(plan, status);
+    if (code == TFPI_OK)
+        code = index_frames(plan, status);
     if (code != TFPI_OK) {
         tp_flow_plan_free(plan);
         return NULL;
@@ -458,6 +514,7 @@ void tp_flow_plan_free(tp_flow_plan *plan)
         free(plan->frames[f].exits);
         free(plan->frames[f].nodes);
     }
+    tp_flow_regions_free(plan);
     tp_value_pool_free(&plan->pool);
     free(plan->frames);
     free(plan->nodes);
@@ -465,5 +522,6 @@ void tp_flow_plan_free(tp_flow_plan *plan)
     free(plan->order);
     free(plan->feeds);
     free(plan->fetches);
+    free(plan->fetch_from);
     free(plan);
 }

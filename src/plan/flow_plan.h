@@ -20,6 +20,7 @@ typedef enum tp_flow_kind {
     TP_FLOW_EXIT,    /* out to the parent frame */
     TP_FLOW_NEXT,    /* NextIteration: into the next iteration */
     TP_FLOW_FORWARD, /* LoopCond: passes its input on */
+    TP_FLOW_REGION,  /* stands for a region of ordinary nodes run as one static plan */
 } tp_flow_kind;
 
 typedef struct tp_flow_consumer {
@@ -38,6 +39,11 @@ typedef struct tp_flow_node {
     int num_back_inputs; /* Merge: inputs from NextIteration (a loop header) */
     int local;          /* index among its frame's nodes */
     int slot_base;      /* first input slot in its frame's iteration state */
+    int num_slots;      /* data inputs it receives (a region: its boundary inputs) */
+    int num_pending;    /* inputs and control signals it waits for (Merge: control signals) */
+    int region;         /* the region it belongs to, -1 if none */
+    int region_index;   /* its index among the region's members */
+    bool absorbed;      /* a region member other than the one standing for it: never queued */
     int num_outputs;
     int num_consumers;
     tp_flow_consumer *consumers;
@@ -65,6 +71,30 @@ typedef struct tp_flow_frame {
     int *exits;       /* needed Exit nodes of this frame */
 } tp_flow_frame;
 
+/* A region (flow_region.c): ordinary root-frame nodes that are certain to
+ * run live every time, grouped so that no path leaves the region and comes
+ * back. One member (the anchor, kind TP_FLOW_REGION) stands for all: it
+ * waits for the region's boundary inputs and emits the outputs read
+ * outside. It runs as a static plan (region_run.c). */
+typedef struct tp_flow_region {
+    int anchor;
+    int num_members;
+    int *members;     /* in execution order */
+    bool *inside;     /* per graph node: a member */
+    int num_inputs;
+    tp_edge *inputs;  /* edges from outside (not constants) the members read */
+    int num_outputs;
+    tp_edge *outputs; /* members' outputs read outside or fetched */
+    struct tp_plan *plan; /* for the inputs' current shapes; NULL: not planned or not plannable */
+    bool planned;         /* a plan was attempted for planned_inputs */
+    tfpi_tensor *planned_inputs; /* dtype and shape per input */
+    uint64_t reserved;    /* the plan's bytes, counted in the value pool */
+    /* With profiling on: the time of each step the plan ran, from the
+     * start of the flow run; profiled says this run filled them. */
+    tfpi_node_profile *timings;
+    bool profiled;
+} tp_flow_region;
+
 typedef struct tp_flow_plan {
     const tfpi_graph *graph;
     tp_flow_node *nodes; /* indexed like graph->nodes */
@@ -77,9 +107,14 @@ typedef struct tp_flow_plan {
     tp_edge *feeds;
     int num_fetches;
     tp_edge *fetches;
-    tp_value_pool pool; /* buffers reused across runs */
+    tp_edge *fetch_from; /* per fetch: the node that emits it and its output there (a region's anchor) */
+    int num_regions;
+    tp_flow_region *regions;
+    tp_value_pool pool; /* buffers reused across runs; its budget is the session's */
     tp_threadpool *threads;
     int64_t max_iterations;
+    bool profiling;      /* regions time their steps */
+    double run_start_us; /* when the current run started (profiling) */
 } tp_flow_plan;
 
 /* True if the nodes the fetches need (not looking past fed nodes) include a
@@ -92,8 +127,29 @@ bool tp_flow_needed(const tfpi_graph *graph, const char *const *feed_names, int 
  * constants. NULL with status set on failure. */
 tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_names, int num_feeds,
                                const char *const *fetch_names, int num_fetches, tp_threadpool *threads,
-                               int64_t max_iterations, tfpi_status *status);
+                               int64_t max_iterations, uint64_t max_memory, tfpi_status *status);
 void tp_flow_plan_free(tp_flow_plan *plan);
+
+/* Per needed node: true if it is in the root frame and certainly live on
+ * every run (flow_liveness.c): not downstream of a Switch except through a
+ * Merge that joins both branches of one predicate. */
+bool *tp_flow_certainly_live(const tp_flow_plan *plan);
+
+/* Groups the eligible nodes into regions and rewires the consumers so that
+ * each region's anchor receives and emits for it (flow_region.c). */
+tfpi_code tp_flow_form_regions(tp_flow_plan *plan, tfpi_status *status);
+void tp_flow_regions_free(tp_flow_plan *plan);
+
+/* Runs region `region` on its boundary inputs: through its static plan,
+ * built (or rebuilt) for the inputs' shapes, or node by node if the
+ * planner cannot plan it. outputs[i] receive new references. */
+tfpi_code tp_flow_run_region(tp_flow_plan *plan, int region, tp_value *const *inputs, tp_value **outputs,
+                             tfpi_status *status);
+
+/* Index of the frame a node's outputs live in. */
+int tp_flow_output_frame(const tp_flow_plan *plan, int node);
+/* Source node of input i of gn (data inputs first, then control inputs). */
+int tp_flow_source(const tp_node *gn, int i);
 
 /* Runs node's kernel on values (dead inputs are not allowed here): prepares
  * it for these shapes (or reuses the kernel prepared for the same shapes
@@ -101,6 +157,9 @@ void tp_flow_plan_free(tp_flow_plan *plan);
  * outputs[0..num_outputs) receive new references. */
 tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inputs, tp_value **outputs,
                              tp_resource **resources, tfpi_status *status);
+/* A new value for output `output` of node, from the pool; over the memory
+ * budget, an error naming the node, the output, its shape and bytes. */
+tp_value *tp_flow_new_value(tp_flow_plan *plan, int node, int output, const tfpi_tensor *t, tfpi_status *status);
 /* Releases the kernel a node keeps prepared (flow_kernel.c). */
 void tp_flow_forget_kernel(tp_flow_node *fn);
 

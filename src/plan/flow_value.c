@@ -2,7 +2,9 @@
  * dynamic executor (see flow_value.h). The pool keeps up to POOL_MAX freed
  * buffers and hands back the smallest one that fits and is not more than
  * twice too big, so a loop's per-iteration tensors and a graph's per-run
- * tensors reuse the same memory. */
+ * tensors reuse the same memory. Every byte it allocates (kept buffers
+ * included) counts against the session's memory budget. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +31,38 @@ static void *pool_take(tp_value_pool *pool, size_t *size)
         return p;
     }
     *size = *size ? (*size + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN;
-    return aligned_alloc(ALIGN, *size);
+    if (!tp_value_pool_reserve(pool, *size))
+        return NULL;
+    void *p = aligned_alloc(ALIGN, *size);
+    if (!p)
+        tp_value_pool_unreserve(pool, *size);
+    return p;
+}
+
+/* Frees the kept buffers. */
+static void pool_drop(tp_value_pool *pool)
+{
+    for (int i = 0; i < pool->count; i++) {
+        free(pool->buffers[i]);
+        pool->held -= pool->sizes[i];
+    }
+    pool->count = 0;
+}
+
+bool tp_value_pool_reserve(tp_value_pool *pool, uint64_t bytes)
+{
+    uint64_t limit = pool->max_bytes ? pool->max_bytes : UINT64_MAX;
+    if (bytes > limit - pool->held)
+        pool_drop(pool);
+    if (bytes > limit - pool->held)
+        return false;
+    pool->held += bytes;
+    return true;
+}
+
+void tp_value_pool_unreserve(tp_value_pool *pool, uint64_t bytes)
+{
+    pool->held -= bytes;
 }
 
 static void pool_give(tp_value_pool *pool, void *p, size_t size)
@@ -50,6 +83,7 @@ static void pool_give(tp_value_pool *pool, void *p, size_t size)
         pool->sizes[pool->count++] = size;
     } else {
         free(p);
+        pool->held -= size;
     }
 }
 
@@ -73,7 +107,15 @@ tp_value *tp_value_new(tp_value_pool *pool, const tfpi_tensor *t, tfpi_status *s
     size_t size = tp_byte_size(&v->t);
     if (!(v->t.data = pool_take(pool, &size))) {
         free(v);
-        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory allocating %zu bytes", tp_byte_size(t));
+        char shape[TFPI_MAX_DIMS * 22 + 3];
+        if (pool->max_bytes && size > pool->max_bytes - pool->held)
+            tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
+                            "%s %s needs %zu bytes; with the %llu bytes the run already holds that is over the "
+                            "memory budget of %llu bytes (max_memory)",
+                            tfpi_dtype_name(t->dtype), tp_shape_string(t, shape, sizeof shape), tp_byte_size(t),
+                            (unsigned long long)pool->held, (unsigned long long)pool->max_bytes);
+        else
+            tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory allocating %zu bytes", tp_byte_size(t));
         return NULL;
     }
     v->capacity = size;
@@ -142,8 +184,7 @@ void tp_value_unref(tp_value_pool *pool, tp_value *v)
 
 void tp_value_pool_free(tp_value_pool *pool)
 {
-    for (int i = 0; i < pool->count; i++)
-        free(pool->buffers[i]);
+    pool_drop(pool);
     free(pool->buffers);
     free(pool->sizes);
     memset(pool, 0, sizeof *pool);

@@ -24,12 +24,16 @@ typedef struct tp_value_pool {
     void **buffers;
     size_t *sizes;
     int count, cap;
+    uint64_t max_bytes; /* the session's memory budget (0: none set yet, no limit) */
+    uint64_t held;      /* bytes allocated: values alive, buffers kept, reservations */
 } tp_value_pool;
 
 extern tp_value tp_dead_value;
 #define TP_DEAD (&tp_dead_value)
 
-/* A value with t's dtype and shape and uninitialised bytes (one reference). */
+/* A value with t's dtype and shape and uninitialised bytes (one reference).
+ * Fails (TFPI_OUT_OF_MEMORY, saying the bytes and the budget) if the pool
+ * would hold more than max_bytes. */
 tp_value *tp_value_new(tp_value_pool *pool, const tfpi_tensor *t, tfpi_status *status);
 /* A value whose bytes are view->data, inside owner's (one reference; owner
  * gains one until this value is freed). */
@@ -43,6 +47,11 @@ tfpi_code tp_value_own_strings(tp_value *v, tfpi_status *status);
 void tp_value_ref(tp_value *v);
 /* Drops a reference (NULL and TP_DEAD are ignored); the last one frees it. */
 void tp_value_unref(tp_value_pool *pool, tp_value *v);
+
+/* Counts bytes held elsewhere (a region's static plan) against the pool's
+ * budget, dropping kept buffers first if needed; false if over budget. */
+bool tp_value_pool_reserve(tp_value_pool *pool, uint64_t bytes);
+void tp_value_pool_unreserve(tp_value_pool *pool, uint64_t bytes);
 
 void tp_value_pool_free(tp_value_pool *pool);
 

@@ -91,6 +91,8 @@ static int order_needed_nodes(tp_plan *plan, int *order, tfpi_status *status)
             }
             stack[top - 1]++;
             int src = next < gn->num_inputs ? gn->inputs[next].node : gn->controls[next - gn->num_inputs];
+            if (next >= gn->num_inputs && plan->inside && !plan->inside[src])
+                continue;
             if (mark[src] == OPEN) {
                 tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "the graph has a cycle through node '%s'",
                          g->nodes[src].def->name);
@@ -309,6 +311,14 @@ tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
                      tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
                      int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status)
 {
+    return tp_plan_new_region(graph, NULL, feed_names, feeds, num_feeds, fetch_names, num_fetches, pool, max_memory,
+                              status);
+}
+
+tp_plan *tp_plan_new_region(const tfpi_graph *graph, const bool *inside, const char *const *feed_names,
+                            tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
+                            int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status)
+{
     tp_plan *plan = calloc(1, sizeof *plan);
     int *order = malloc(sizeof(int) * ((size_t)graph->num_nodes + 1));
     tfpi_code code = TFPI_OK;
@@ -322,6 +332,7 @@ tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
         return NULL;
     }
     plan->num_feeds = num_feeds;
+    plan->inside = inside;
     plan->max_memory = max_memory;
     plan->num_fetches = num_fetches;
     code = tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &plan->feeds, status);

@@ -38,13 +38,24 @@ typedef struct tp_plan {
     tfpi_status status; /* status of the kernels' ctx */
     uint64_t max_memory;  /* the budget for everything below */
     uint64_t memory_used; /* folded constants and string bytes held by the plan */
+    const bool *inside;   /* a region's plan: its nodes (control inputs from others are ignored) */
 } tp_plan;
 
 /* Builds a plan; feeds give dtype and shape (their data is not read). */
 tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
                      tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
                      int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status);
+/* The same for a region of a larger graph (flow_region.c): control inputs
+ * from nodes outside `inside` are left to the caller; data inputs from
+ * outside must be fed or computable from constants. */
+tp_plan *tp_plan_new_region(const tfpi_graph *graph, const bool *inside, const char *const *feed_names,
+                            tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
+                            int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status);
 void tp_plan_free(tp_plan *plan);
+
+/* Runs the plan's steps on the data in its arena; with profile non-NULL
+ * (tp_profile_new's records), times each one. */
+tfpi_code tp_plan_execute(tp_plan *plan, tfpi_node_profile *profile, tfpi_status *status);
 
 /* Resolves n tensor names to a new array of edges (*out, freed by the
  * caller even on failure); `what` ("feed", "fetch") names them in errors. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "run/flow_run.h"
 
 typedef struct iteration {
@@ -19,13 +20,16 @@ typedef struct iteration {
     int *pending;      /* inputs still to come (Merge: control inputs) */
     int *dead;         /* dead inputs that came (Merge: dead data inputs) */
     int *live_input;   /* Merge: the first live input, -1 */
+    int *cause;        /* a dead node: the Switch whose untaken branch it lies on, -1 if unknown */
     unsigned char *fired; /* Merge already fired */
     int outstanding;   /* queued nodes and child frames */
 } iteration;
 
 typedef struct frame_inst {
     int frame;
-    struct frame_inst *parent, *next;
+    struct frame_inst *parent;
+    struct frame_inst *next, *prev;  /* the run's live child instances */
+    struct frame_inst *first_child, *next_sibling; /* the parent's, to find one in O(children) */
     int64_t parent_iter;
     iteration **iters; /* live iterations, oldest first, consecutive numbers */
     int num_iters, cap_iters;
@@ -51,6 +55,8 @@ typedef struct run_state {
     frame_inst *root, *instances;
     tp_value **fed;     /* per feed */
     tp_value **fetched; /* per fetch */
+    int *fetch_cause;   /* per dead fetch: the Switch that made it dead, -1 if unknown */
+    int dead_cause;     /* what emit is delivering: the Switch behind its dead values */
     tp_value *outs_buf[64];
     tp_resource *resources;
     tfpi_status *status;
@@ -108,6 +114,8 @@ static tfpi_code deliver(run_state *r, frame_inst *f, iteration *it, int node, i
 {
     const tp_flow_node *fn = &r->plan->nodes[node];
     int l = fn->local;
+    if (v == TP_DEAD && it->cause[l] < 0)
+        it->cause[l] = r->dead_cause;
     if (fn->kind == TP_FLOW_MERGE) {
         if (it->fired[l])
             return TFPI_OK;
@@ -140,14 +148,18 @@ static tfpi_code emit(run_state *r, frame_inst *f, iteration *it, int node, tp_v
 {
     const tp_flow_node *fn = &r->plan->nodes[node];
     tfpi_code code = TFPI_OK;
+    /* A live Switch kills one port; a dead node passes on what killed it. */
+    int cause = fn->kind == TP_FLOW_SWITCH && !dead ? node : fn->frame == f->frame ? it->cause[fn->local] : -1;
     for (int c = 0; code == TFPI_OK && c < fn->num_consumers; c++) {
         const tp_flow_consumer *k = &fn->consumers[c];
         tp_value *v = k->output < 0 ? (dead ? TP_DEAD : NULL) : outs[k->output];
+        r->dead_cause = cause;
         code = deliver(r, f, it, k->node, k->slot, v);
     }
     for (int i = 0; f == r->root && i < r->plan->num_fetches; i++)
-        if (r->plan->fetches[i].node == node && !r->fetched[i]) {
-            r->fetched[i] = outs[r->plan->fetches[i].index];
+        if (r->plan->fetch_from[i].node == node && !r->fetched[i]) {
+            r->fetched[i] = outs[r->plan->fetch_from[i].index];
+            r->fetch_cause[i] = cause;
             tp_value_ref(r->fetched[i]);
         }
     return code;
@@ -185,7 +197,7 @@ static tfpi_code new_iteration(run_state *r, frame_inst *f, iteration **out)
     size_t n = (size_t)frame->num_nodes + 1;
     if (it) {
         it->slots = calloc((size_t)frame->num_slots + 1, sizeof *it->slots);
-        it->pending = calloc(4 * n, sizeof(int));
+        it->pending = calloc(5 * n, sizeof(int));
     }
     if (!it || !it->slots || !it->pending) {
         if (it) {
@@ -197,17 +209,16 @@ static tfpi_code new_iteration(run_state *r, frame_inst *f, iteration **out)
     }
     it->dead = it->pending + n;
     it->live_input = it->dead + n;
-    it->fired = (unsigned char *)(it->live_input + n);
+    it->cause = it->live_input + n;
+    it->fired = (unsigned char *)(it->cause + n);
     it->number = f->next_number++;
     f->iters[f->num_iters++] = it;
     tfpi_code code = TFPI_OK;
     for (int l = 0; l < frame->num_nodes; l++) {
         int node = frame->nodes[l];
-        const tp_node *gn = &plan->graph->nodes[node];
         it->live_input[l] = -1;
-        it->pending[l] = plan->nodes[node].fed ? 0
-                         : plan->nodes[node].kind == TP_FLOW_MERGE ? gn->num_controls
-                                                                   : gn->num_inputs + gn->num_controls;
+        it->cause[l] = -1;
+        it->pending[l] = plan->nodes[node].num_pending;
         if (it->pending[l] == 0 && plan->nodes[node].kind != TP_FLOW_MERGE)
             code = enqueue(r, node, f, it);
     }
@@ -253,7 +264,11 @@ static tfpi_code new_frame(run_state *r, int frame, frame_inst *parent, iteratio
     f->pending_enters = fr->num_enters;
     if (parent) {
         f->next = r->instances;
+        if (r->instances)
+            r->instances->prev = f;
         r->instances = f;
+        f->next_sibling = parent->first_child;
+        parent->first_child = f;
         parent_it->outstanding++;
         parent->outstanding++;
     }
@@ -264,8 +279,8 @@ static tfpi_code new_frame(run_state *r, int frame, frame_inst *parent, iteratio
 
 static tfpi_code child_frame(run_state *r, frame_inst *parent, iteration *it, int frame, frame_inst **out)
 {
-    for (frame_inst *f = r->instances; f; f = f->next)
-        if (f->frame == frame && f->parent == parent && f->parent_iter == it->number) {
+    for (frame_inst *f = parent->first_child; f; f = f->next_sibling)
+        if (f->frame == frame && f->parent_iter == it->number) {
             *out = f;
             return TFPI_OK;
         }
@@ -274,9 +289,15 @@ static tfpi_code child_frame(run_state *r, frame_inst *parent, iteration *it, in
 
 static void unlink_frame(run_state *r, frame_inst *f)
 {
-    for (frame_inst **p = &r->instances; *p; p = &(*p)->next)
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        r->instances = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    for (frame_inst **p = &f->parent->first_child; *p; p = &(*p)->next_sibling)
         if (*p == f) {
-            *p = f->next;
+            *p = f->next_sibling;
             return;
         }
 }
@@ -367,7 +388,9 @@ static tfpi_code run_op(run_state *r, frame_inst *f, iteration *it, int node, tp
 {
     tp_flow_plan *plan = r->plan;
     tp_flow_node *fn = &plan->nodes[node];
-    tp_value **outs = fn->num_outputs <= 64 ? r->outs_buf : calloc((size_t)fn->num_outputs, sizeof *outs);
+    bool region = fn->kind == TP_FLOW_REGION;
+    int num_outputs = region ? plan->regions[fn->region].num_outputs : fn->num_outputs;
+    tp_value **outs = num_outputs <= 64 ? r->outs_buf : calloc((size_t)num_outputs, sizeof *outs);
     if (!outs)
         return out_of_memory(r);
     bool own = false;
@@ -382,15 +405,16 @@ static tfpi_code run_op(run_state *r, frame_inst *f, iteration *it, int node, tp
     } else if (fn->folded) {
         memcpy(outs, fn->folded, sizeof *outs * (size_t)fn->num_outputs);
     } else if (dead) {
-        for (int o = 0; o < fn->num_outputs; o++)
+        for (int o = 0; o < num_outputs; o++)
             outs[o] = TP_DEAD;
     } else {
-        code = tp_flow_run_kernel(plan, node, inputs, outs, &r->resources, r->status);
+        code = region ? tp_flow_run_region(plan, fn->region, inputs, outs, r->status)
+                      : tp_flow_run_kernel(plan, node, inputs, outs, &r->resources, r->status);
         own = code == TFPI_OK;
     }
     if (code == TFPI_OK)
         code = emit(r, f, it, node, outs, dead);
-    for (int o = 0; own && o < fn->num_outputs; o++)
+    for (int o = 0; own && o < num_outputs; o++)
         tp_value_unref(&plan->pool, outs[o]);
     if (outs != r->outs_buf)
         free(outs);
@@ -422,15 +446,16 @@ static tfpi_code process(run_state *r, item x)
     frame_inst *f = x.frame;
     iteration *it = find_iteration(f, x.iter);
     const tp_flow_node *fn = &plan->nodes[x.node];
-    int num_inputs = plan->graph->nodes[x.node].num_inputs;
+    int num_inputs = fn->num_slots;
     tp_value **inputs = &it->slots[fn->slot_base];
     bool dead = it->dead[fn->local] > 0 && !fn->fed;
     tfpi_code code = TFPI_OK;
-    if (!dead && fn->kind != TP_FLOW_OP && fn->kind != TP_FLOW_MERGE)
+    if (!dead && fn->kind != TP_FLOW_OP && fn->kind != TP_FLOW_REGION && fn->kind != TP_FLOW_MERGE)
         code = check_routing(r, x.node, inputs, num_inputs);
     if (code == TFPI_OK) {
         switch (fn->kind) {
         case TP_FLOW_OP:
+        case TP_FLOW_REGION:
             code = run_op(r, f, it, x.node, inputs, dead);
             break;
         case TP_FLOW_MERGE:
@@ -484,6 +509,7 @@ static void free_run(run_state *r)
         res->destroy(res);
     }
     free(r->fetched);
+    free(r->fetch_cause);
     free(r->fed);
     free(r->queue);
 }
@@ -495,7 +521,12 @@ static tfpi_code collect(run_state *r, tfpi_tensor **outputs)
     for (int i = 0; i < plan->num_fetches; i++) {
         const char *name = plan->graph->nodes[plan->fetches[i].node].def->name;
         tfpi_code code = TFPI_OK;
-        if (!r->fetched[i] || r->fetched[i] == TP_DEAD)
+        if ((!r->fetched[i] || r->fetched[i] == TP_DEAD) && r->fetch_cause[i] >= 0)
+            code = tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
+                                   "fetch '%s:%d' is dead: it lies in the branch of Switch '%s' (tf.cond) that "
+                                   "this run did not take",
+                                   name, plan->fetches[i].index, plan->graph->nodes[r->fetch_cause[i]].def->name);
+        else if (!r->fetched[i] || r->fetched[i] == TP_DEAD)
             code = tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
                                    "fetch '%s:%d' is dead: it lies in a branch of a Switch (tf.cond) that "
                                    "this run did not take",
@@ -517,9 +548,13 @@ tfpi_code tp_flow_run(tp_flow_plan *plan, tfpi_tensor *const *feeds, tfpi_tensor
                       tfpi_status *status)
 {
     run_state r = {.plan = plan, .status = status};
+    plan->run_start_us = plan->profiling ? tp_now_us() : 0;
     r.fetched = calloc((size_t)plan->num_fetches + 1, sizeof *r.fetched);
+    r.fetch_cause = calloc((size_t)plan->num_fetches + 1, sizeof *r.fetch_cause);
     r.fed = calloc((size_t)plan->num_feeds + 1, sizeof *r.fed);
-    tfpi_code code = r.fetched && r.fed ? TFPI_OK : out_of_memory(&r);
+    tfpi_code code = r.fetched && r.fetch_cause && r.fed ? TFPI_OK : out_of_memory(&r);
+    for (int i = 0; code == TFPI_OK && i < plan->num_fetches; i++)
+        r.fetch_cause[i] = -1;
     for (int i = 0; code == TFPI_OK && i < plan->num_feeds; i++)
         if (!(r.fed[i] = tp_value_borrow(feeds[i], status)))
             code = status->code;

@@ -7,14 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double tp_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
 
 static int64_t estimate_flops(const tp_op_ctx *ctx)
 {

@@ -13,7 +13,5 @@
  * filled in, *count of them; NULL if out of memory. Freed with free(). */
 tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count);
 
-/* Monotonic clock in microseconds. */
-double tp_now_us(void);
 
 #endif

@@ -140,7 +140,7 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
     const tfpi_graph *g = s->resolved ? s->resolved : s->graph;
     if (tp_flow_needed(g, feed_names, num_feeds, fetch_names, num_fetches))
         s->flow = tp_flow_plan_new(g, feed_names, num_feeds, fetch_names, num_fetches, s->pool,
-                                   s->max_loop_iterations, status);
+                                   s->max_loop_iterations, s->max_memory, status);
     else
         s->plan = tp_plan_new(g, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool,
                               s->max_memory, status);
@@ -175,28 +175,6 @@ static tfpi_code check_arguments(const char *const *feed_names, tfpi_tensor *con
     return TFPI_OK;
 }
 
-/* Runs the plan's steps; with profile non-NULL, times each one. */
-static tfpi_code execute(tp_plan *plan, tfpi_node_profile *profile, tfpi_status *status)
-{
-    double run_start = profile ? tp_now_us() : 0;
-    for (int s = 0, record = 0; s < plan->num_steps; s++) {
-        tp_plan_node *pn = &plan->nodes[plan->steps[s]];
-        if (pn->fused)
-            continue;
-        double start = profile ? tp_now_us() : 0;
-        tfpi_code code = pn->kernel->run(&pn->ctx);
-        if (code != TFPI_OK) {
-            *status = plan->status;
-            return code;
-        }
-        if (profile) {
-            profile[record].start_us = start - run_start;
-            profile[record++].duration_us = tp_now_us() - start;
-        }
-    }
-    return TFPI_OK;
-}
-
 static tfpi_code run_flow(tfpi_session *s, const char *const *feed_names, tfpi_tensor *const *feeds,
                           tfpi_tensor **outputs, tfpi_status *status)
 {
@@ -219,6 +197,39 @@ void tfpi_session_set_max_loop_iterations(tfpi_session *session, int64_t limit)
 void tfpi_session_set_profiling(tfpi_session *session, int enabled)
 {
     session->profiling = enabled != 0;
+    if (session->flow)
+        session->flow->profiling = session->profiling;
+}
+
+/* A control-flow graph's profile: the steps its regions' static plans ran
+ * in the last run (the nodes run one at a time are not timed). */
+static tfpi_code collect_region_profiles(tfpi_session *s, tfpi_status *status)
+{
+    free(s->profile);
+    s->profile = NULL;
+    s->num_profiled = 0;
+    for (int i = 0; i < s->flow->num_regions; i++) {
+        tp_flow_region *r = &s->flow->regions[i];
+        int count = 0;
+        tfpi_node_profile *records = r->profiled && r->plan ? tp_profile_new(r->plan, &count) : NULL;
+        tfpi_node_profile *all = records ? realloc(s->profile, sizeof *all * ((size_t)s->num_profiled + count + 1)) : NULL;
+        if (records && !all) {
+            free(records);
+            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
+        }
+        for (int k = 0; k < count; k++) {
+            records[k].start_us = r->timings[k].start_us;
+            records[k].duration_us = r->timings[k].duration_us;
+        }
+        if (records) {
+            memcpy(all + s->num_profiled, records, sizeof *all * (size_t)count);
+            s->profile = all;
+            s->num_profiled += count;
+        }
+        free(records);
+        r->profiled = false;
+    }
+    return TFPI_OK;
 }
 
 int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **nodes)
@@ -229,7 +240,10 @@ int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **
 
 size_t tfpi_session_arena_bytes(const tfpi_session *session)
 {
-    return session->plan ? session->plan->arena_size : 0; /* a flow plan has no arena */
+    size_t bytes = session->plan ? session->plan->arena_size : 0;
+    for (int i = 0; session->flow && i < session->flow->num_regions; i++) /* its regions' plans */
+        bytes += session->flow->regions[i].plan ? session->flow->regions[i].plan->arena_size : 0;
+    return bytes;
 }
 
 tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
@@ -249,8 +263,16 @@ tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
     if (!plan_matches(session, feed_names, feeds, num_feeds, fetch_names, num_fetches) &&
         (code = replan(session, feed_names, feeds, num_feeds, fetch_names, num_fetches, status)) != TFPI_OK)
         return code;
-    if (session->flow)
-        return run_flow(session, feed_names, feeds, outputs, status);
+    if (session->flow) {
+        session->flow->profiling = session->profiling;
+        code = run_flow(session, feed_names, feeds, outputs, status);
+        if (code == TFPI_OK && session->profiling && (code = collect_region_profiles(session, status)) != TFPI_OK)
+            for (int i = 0; i < num_fetches; i++) {
+                tfpi_tensor_free(outputs[i]);
+                outputs[i] = NULL;
+            }
+        return code;
+    }
     tp_plan *plan = session->plan;
     for (int f = 0; f < num_feeds; f++) {
         if (plan->nodes[plan->feeds[f].node].needed && feeds[f]->dtype != TFPI_STRING)
@@ -259,7 +281,7 @@ tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
     if (session->profiling && !session->profile &&
         !(session->profile = tp_profile_new(plan, &session->num_profiled)))
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
-    if ((code = execute(plan, session->profiling ? session->profile : NULL, status)) != TFPI_OK)
+    if ((code = tp_plan_execute(plan, session->profiling ? session->profile : NULL, status)) != TFPI_OK)
         return code;
     for (int i = 0; i < num_fetches; i++) {
         outputs[i] = tp_tensor_clone(tp_plan_tensor(plan, plan->fetches[i]), status);

@@ -349,6 +349,15 @@ def structure_cases(c):
     chain = [ph("x", [2])] + [node(f"n{i}", "Neg", [f"n{i - 1}" if i else "x"]) for i in range(20000)]
     c.output("chain_20000_nodes", chain + [node("y", "Identity", ["n19999"])], r"y: float \[2\] 1 2$",
              feeds=[("x", f32([1, 2]))])
+    # 20000 loop frames nested in each other (Enter after Enter, then the Exits): frames were found by
+    # scanning all of them, 2e8 steps
+    depth = 20000
+    nested = [const("c", f32(1))]
+    nested += [node(f"enter{i}", "Enter", [f"enter{i - 1}" if i else "c"], T=FLOAT, frame_name=f"f{i}",
+                    is_constant=False) for i in range(depth)]
+    nested += [node(f"exit{i}", "Exit", [f"exit{i + 1}" if i < depth - 1 else f"enter{depth - 1}"], T=FLOAT)
+               for i in reversed(range(depth))]
+    c.output("nested_frames_20000", nested + [node("y", "Identity", ["exit0"], T=FLOAT)], r"y: float \[\] 1$")
     c.error("self_loop", [node("y", "Identity", ["y"])], "cycle")
     c.error("two_node_cycle", [node("x", "Identity", ["y"]), node("y", "Identity", ["x"])], "cycle")
     c.error("control_cycle", [a, node("x", "Identity", ["a", "^y"]), node("y", "Identity", ["x"])], "cycle")
@@ -359,6 +368,17 @@ def structure_cases(c):
     c.error("negative_index", [a, node("y", "Identity", ["a:-1"])], "node 'y'")
     c.error("identity_no_input", [node("y", "Identity")], "node 'y'")
     c.error("where_no_input", [node("w", "Where"), node("y", "Identity", ["w"])], "node 'w' \\(Where\\).*inputs")
+    # a million-index TensorArray scatter naming index 0 twice: found fast (no pairwise check)
+    million = i32(1000000)
+    c.error("tensor_array_scatter_million", [
+        const("n", million), const("zero", i32(0)), const("one", i32(1)), const("axis", i32(0)),
+        const("again", i32([0])), const("rows", i32([1000001])), const("fill", f32(0)),
+        node("ta", "TensorArrayV3", ["n"], dtype=FLOAT, element_shape=Shape([]), dynamic_size=False),
+        node("range", "Range", ["zero", "n", "one"], Tidx=INT32),
+        node("idx", "ConcatV2", ["range", "again", "axis"], N=2, T=INT32),
+        node("value", "Fill", ["rows", "fill"], T=FLOAT),
+        node("y", "TensorArrayScatterV3", ["ta", "idx", "value", "ta:1"], T=FLOAT)],
+        "node 'y'.*index 0 is scattered twice")
     # a NextIteration with no loop around it would cycle the root frame to the iteration limit (fuzz_graphdef)
     c.error("next_iteration_outside_loop", [a, node("y", "NextIteration", ["a"])],
             "node 'y' \\(NextIteration\\) is not inside a while loop")
@@ -385,6 +405,23 @@ def structure_cases(c):
 
 def index_cases(c):
     """Indices, axes and permutations out of range."""
+    boxes = const("boxes", f32([[0, 0, 1, 1], [0, 0, 1, 1]]))
+    scores = const("scores", f32([0.9, 0.8]))
+    # max_output_size 2^31-1 on two boxes: two slots, not 2^31 (the selection arrays were sized by it)
+    c.output("nms_huge_max_output_size", [boxes, scores, const("max", i32(2**31 - 1)), const("iou", f32(0.5)),
+                                           node("y", "NonMaxSuppressionV2", ["boxes", "scores", "max", "iou"])],
+             r"y: int32 \[1\] 0$")
+    c.error("nms_padded_to_2e31", [boxes, scores, const("max", i32(2**31 - 1)), const("iou", f32(0.5)),
+                                    const("st", f32(0)), node("y", "NonMaxSuppressionV4",
+                                                                ["boxes", "scores", "max", "iou", "st"],
+                                                                pad_to_max_output_size=True)],
+            "node 'y'.*over the memory budget")
+    # fuzz_graphdef: a TensorArray of 2^31-2 elements asked for 200 GB of slots
+    c.error("tensor_array_2e31_slots", [const("n", i32(2**31 - 2)), node("y", "TensorArrayV3", ["n"], dtype=FLOAT)],
+            "node 'y' \\(TensorArrayV3\\): 2147483646 TensorArray slots need .* over the memory budget")
+    c.error("nms_max_output_size_past_int32",
+            [boxes, scores, const("max", i64(2**40)), const("iou", f32(0.5)),
+             node("y", "NonMaxSuppressionV2", ["boxes", "scores", "max", "iou"])], "node 'y'.*max_output_size")
     x = f32([[1, 2], [3, 4]])
     c.error("gather_index_past", one_op("GatherV2", [x, i32([5]), i32(0)]), "node 'y'.*5")
     # indices known only at run time (fed) are checked where they are read

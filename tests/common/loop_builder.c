@@ -63,3 +63,18 @@ void lb_const_f32(gb_graph *g, const char *name, float value, const char *contro
 {
     scalar_const(g, name, TFPI_FLOAT, &value, control);
 }
+
+void lb_cond_mul_add(gb_graph *g, const char *pred, const char *x)
+{
+    gb_node(g, "Switch", "cond/Switch", pred, pred, NULL);
+    gb_node(g, "Identity", "cond/switch_t", "cond/Switch:1", NULL);
+    gb_node(g, "Identity", "cond/switch_f", "cond/Switch:0", NULL);
+    gb_node(g, "Identity", "cond/pred_id", pred, NULL);
+    gb_node(g, "Switch", "cond/mul/Switch", x, "cond/pred_id", NULL);
+    lb_const_f32(g, "cond/mul/y", 2, "^cond/switch_t");
+    gb_node(g, "Mul", "cond/mul", "cond/mul/Switch:1", "cond/mul/y", NULL);
+    gb_node(g, "Switch", "cond/add/Switch", x, "cond/pred_id", NULL);
+    lb_const_f32(g, "cond/add/y", 10, "^cond/switch_f");
+    gb_node(g, "Add", "cond/add", "cond/add/Switch:0", "cond/add/y", NULL);
+    gb_node(g, "Merge", "cond/Merge", "cond/add", "cond/mul", NULL);
+}

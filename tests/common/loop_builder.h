@@ -25,6 +25,12 @@ void lb_next(gb_graph *g, const char *scope, int k, const char *value);
  * 8, enough for one call's arguments). */
 const char *lb_name(const char *scope, const char *suffix);
 
+/* tf.cond(pred, x * 2, x + 10) as tf.cond writes it, under "cond/": the
+ * pivot Switch on pred (cond/switch_t, cond/switch_f), cond/pred_id, one
+ * data Switch per branch, the branches cond/mul and cond/add (their
+ * constants hang off the pivots) and cond/Merge. */
+void lb_cond_mul_add(gb_graph *g, const char *pred, const char *x);
+
 /* An int32 Const scalar, with an optional control input ("^node" or NULL). */
 void lb_const_i32(gb_graph *g, const char *name, int32_t value, const char *control);
 void lb_const_f32(gb_graph *g, const char *name, float value, const char *control);

@@ -5,7 +5,8 @@
  * of three rows, an empty batch, and on 1 and 3 threads. Also Split/Concat,
  * and TF's errors: a second read of a cleared slot, a write past a fixed
  * size (and the same write growing a dynamic array), a read of an unwritten
- * slot (zeros when the element shape is known, an error otherwise). Values
+ * slot (zeros when the element shape is known, an error otherwise), a
+ * scatter naming an index twice. Values
  * worked out by hand; the map case also matched TensorFlow.js. The TF2
  * TensorList ops get control_flow.md's test 7 (Reserve, SetItem, Stack,
  * GetItem of an uninitialised slot, Length, ElementShape, SetItem out of
@@ -129,6 +130,31 @@ static void test_write_past_size(void)
     gb_node(g, "TensorArrayWriteV3", "out", "ta", "zero", "row", "w0", NULL);
     CHECK_FAILS(g, NULL, "out", "out", "because it has already been written to");
     gb_free(g);
+}
+
+/* Scatter into a fresh size-3 array: indices [2, 0, 1] fill it, [2, 0, 2]
+ * name index 2 twice (the check sorts the indices: a million of them stay
+ * fast, see the hostile corpus). */
+static void test_scatter_indices(void)
+{
+    for (int twice = 0; twice < 2; twice++) {
+        gb_graph *g = gb_new();
+        lb_const_i32(g, "three", 3, NULL);
+        gb_const(g, "idx", TFPI_INT32, (int64_t[]){3}, 1, twice ? (int32_t[]){2, 0, 2} : (int32_t[]){2, 0, 1});
+        gb_const(g, "rows", TFPI_FLOAT, (int64_t[]){3, 1}, 2, (float[]){7, 8, 9});
+        tensor_array(g, "ta", "three", (int64_t[]){1}, 1, false);
+        gb_node(g, "TensorArrayScatterV3", "s", "ta", "idx", "rows", "ta:1", NULL);
+        gb_node(g, "Range", "order", "zero", "three", "one", NULL);
+        lb_const_i32(g, "zero", 0, NULL);
+        lb_const_i32(g, "one", 1, NULL);
+        Tfpi__NodeDef *gather = gb_node(g, "TensorArrayGatherV3", "out", "ta", "order", "s", NULL);
+        gd_attr_set_type(gather, "dtype", TFPI_FLOAT);
+        if (twice)
+            CHECK_FAILS(g, NULL, "out", "s", "index 2 is scattered twice");
+        else
+            CHECK_TENSOR(op_eval(g, NULL, "out"), TFPI_FLOAT, 2, (int64_t[]){3, 1}, (float[]){8, 9, 7});
+        gb_free(g);
+    }
 }
 
 static void test_unwritten_read(void)
@@ -323,6 +349,7 @@ int main(void)
     RUN(test_map);
     RUN(test_read_twice);
     RUN(test_write_past_size);
+    RUN(test_scatter_indices);
     RUN(test_unwritten_read);
     RUN(test_split_concat);
     RUN(test_tensor_list);
