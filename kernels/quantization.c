@@ -5,13 +5,16 @@
  * compute/quantize_math.h (what quantize_nodes and quantize_weights
  * graphs use), MIN_COMBINED with its half-code shift for signed types, and
  * SCALED in its symmetric side form. QuantizeV2 first widens the range to
- * hold 0 and to be at least 1% of its largest magnitude wide. */
+ * hold 0 and to be at least 1% of its largest magnitude wide; to quint8
+ * MIN_FIRST it takes over the QuantizedBiasAdd, Requantize and Relu nodes
+ * after it (compute/qepilogue.h), a few rows of codes at a time. */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/kernel.h"
-#include "compute/quantized_args.h"
+#include "compute/qepilogue.h"
 
 typedef enum quantize_mode { MIN_COMBINED, MIN_FIRST, SCALED, UNKNOWN_MODE } quantize_mode;
 
@@ -58,6 +61,40 @@ static scaled_range scaled_range_of(float min, float max, const tp_qtype *t, boo
 
 /* ---- QuantizeV2 ---- */
 
+static void quantize_release(void *state)
+{
+    if (state)
+        tp_qepilogue_free(state);
+    free(state);
+}
+
+static tfpi_code quantize_absorb(tp_op_ctx *ctx, tp_op_ctx *next)
+{
+    if (parse_mode(ctx) != MIN_FIRST || ctx->outputs[0].dtype != TFPI_QUINT8)
+        return TFPI_UNIMPLEMENTED;
+    return tp_qepilogue_absorb(ctx->state, ctx, next);
+}
+
+enum { CHUNK_ELEMENTS = 4096 };
+
+/* The codes of x, a chunk of rows at a time, through the nodes taken over. */
+static tfpi_code quantize_through(tp_op_ctx *ctx, const tp_qepilogue *e, const tp_q_quantizer *qz, const float *x,
+                                  int64_t n)
+{
+    const int64_t rows = n / e->channels, chunk = e->channels >= CHUNK_ELEMENTS ? 1 : CHUNK_ELEMENTS / e->channels;
+    uint8_t *codes = malloc((size_t)(chunk * e->channels));
+    void *scratch = malloc((size_t)tp_qepilogue_scratch_bytes(e));
+    for (int64_t r = 0; codes && scratch && r < rows; r += chunk) {
+        const int64_t count = rows - r < chunk ? rows - r : chunk;
+        tp_q_quantize_many_u8(qz, x + r * e->channels, codes, count * e->channels);
+        tp_qepilogue_rows(e, codes, r, count, scratch);
+    }
+    tfpi_code code = codes && scratch ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    free(codes);
+    free(scratch);
+    return code;
+}
+
 static tfpi_code quantize_prepare(tp_op_ctx *ctx)
 {
     tfpi_code code;
@@ -75,6 +112,8 @@ static tfpi_code quantize_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "round_mode '%s' is not supported (HALF_AWAY_FROM_ZERO; HALF_TO_EVEN in mode SCALED)",
                        round_mode);
+    if (!(ctx->state = calloc(1, sizeof(tp_qepilogue))))
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
     const tfpi_tensor *in = ctx->inputs[0];
     return tp_q_prepare_outputs(ctx, dtype, in->ndims, in->dims);
 }
@@ -100,7 +139,12 @@ static tfpi_code quantize_run(tp_op_ctx *ctx)
     const int64_t n = tp_num_elements(ctx->inputs[0]);
     switch (parse_mode(ctx)) {
     case MIN_FIRST: {
+        const tp_qepilogue *e = ctx->state;
         tp_q_quantizer qz = tp_q_quantizer_make(min, max, t);
+        if (e->num_steps) {
+            tp_q_write_range(ctx, 1, min, max);
+            return (code = tp_qepilogue_begin(ctx->state)) != TFPI_OK ? code : quantize_through(ctx, e, &qz, x, n);
+        }
         if (t->dtype == TFPI_QUINT8)
             tp_q_quantize_many_u8(&qz, x, out, n);
         else
@@ -175,13 +219,8 @@ static tfpi_code dequantize_run(tp_op_ctx *ctx)
     }
     case MIN_FIRST: {
         tp_q_dequantizer dq = tp_q_dequantizer_make(min, max, t);
-        if (t->dtype == TFPI_QUINT8) { /* 256 codes: a table */
-            float values[256];
-            const uint8_t *q = in->data;
-            for (int c = 0; c < 256; c++)
-                values[c] = tp_q_dequantize_e(&dq, c);
-            for (int64_t i = 0; i < n; i++)
-                out[i] = values[q[i]];
+        if (t->dtype == TFPI_QUINT8) {
+            tp_q_dequantize_many_u8(&dq, in->data, out, n);
         } else {
             for (int64_t i = 0; i < n; i++)
                 out[i] = tp_q_dequantize_e(&dq, tp_qcode_get(t, in->data, i));
@@ -203,7 +242,7 @@ static tfpi_code dequantize_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_quantization[] = {
-    TP_KERNEL("QuantizeV2", quantize_prepare, quantize_run, NULL, TP_OUTPUTS(3)),
+    TP_KERNEL_ABSORBING("QuantizeV2", quantize_prepare, quantize_run, quantize_release, TP_OUTPUTS(3), quantize_absorb),
     TP_KERNEL("Dequantize", dequantize_prepare, dequantize_run, NULL, 0),
     TP_KERNELS_END,
 };

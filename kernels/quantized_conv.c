@@ -9,27 +9,53 @@
  * (padding taps hold the input zero, which contributes nothing). An input
  * whose zero lies outside 0..255 cannot pad that way and takes the direct
  * loop, as TF's reference path does. TF's patch origin is kept: for VALID
- * padding with large strides it is one pixel off float Conv2D's. */
+ * padding with large strides it is one pixel off float Conv2D's. Both take
+ * over the Requantize, QuantizedBiasAdd, QuantizedRelu(6) and Dequantize
+ * nodes after them (compute/qepilogue.h): the product's int32 rows then go
+ * through those nodes' steps chunk by chunk, while in cache. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/kernel.h"
 #include "compute/qgemm_kernel.h"
-#include "compute/quantized_args.h"
+#include "compute/qepilogue.h"
 #include "compute/window_geometry.h"
 
+/* What both ops' states start with (see release_product). */
+typedef struct qproduct {
+    tp_qgemm_packed weights; /* packed while planning when known */
+    tp_qepilogue epilogue;   /* the nodes taken over */
+} qproduct;
+
 typedef struct qconv_state {
-    tp_qgemm_packed weights; /* first (see release_weights); packed while planning when the filter is known */
+    qproduct product;
     tp_window_params params;
     int64_t k; /* taps * input channels */
 } qconv_state;
 
-/* The release of both ops' states, which start with their packed weights. */
-static void release_weights(void *state)
+static void release_product(void *state)
 {
-    if (state)
-        tp_qgemm_packed_free(state);
+    qproduct *p = state;
+    if (p) {
+        tp_qgemm_packed_free(&p->weights);
+        tp_qepilogue_free(&p->epilogue);
+    }
     free(state);
+}
+
+static tfpi_code absorb_into_product(tp_op_ctx *ctx, tp_op_ctx *next)
+{
+    qproduct *p = ctx->state;
+    return tp_qepilogue_absorb(&p->epilogue, ctx, next);
+}
+
+/* Writes the product's range and starts the chain taken over. */
+static tfpi_code begin_product(tp_op_ctx *ctx, float a_min, float a_max, float b_min, float b_max)
+{
+    float min, max;
+    tp_q_range_for_multiplication(a_min, a_max, b_min, b_max, tp_qtype_of(TFPI_QINT32), &min, &max);
+    tp_q_write_range(ctx, 1, min, max);
+    return tp_qepilogue_begin(&((qproduct *)ctx->state)->epilogue);
 }
 
 /* TF's patch origin (QuantizedConv2D, TF 1.13-1.15): C division, so it can
@@ -68,7 +94,7 @@ static tfpi_code qconv_prepare(tp_op_ctx *ctx)
     p->pad_top = patch_origin(same, p->out_h, p->stride_h, p->window_h, p->in_h);
     p->pad_left = patch_origin(same, p->out_w, p->stride_w, p->window_w, p->in_w);
     s->k = p->window_h * p->window_w * p->in_c;
-    if ((code = pack_known(ctx, ctx->inputs[1]->data, s->k, p->out_c, &s->weights)) != TFPI_OK)
+    if ((code = pack_known(ctx, ctx->inputs[1]->data, s->k, p->out_c, &s->product.weights)) != TFPI_OK)
         return code;
     int64_t dims[4] = {p->batch, p->out_h, p->out_w, p->out_c};
     return tp_q_prepare_outputs(ctx, TFPI_QINT32, 4, dims);
@@ -103,9 +129,11 @@ enum { ROWS_PER_CHUNK = 48 };
 
 /* One GEMM whose A rows are made by `gather` (row index -> row_bytes codes,
  * zero-padded past k), split over the pool in chunks of rows; or, when
- * `direct` is set, read in place at direct + row * k. */
+ * `direct` is set, read in place at direct + row * k. With an epilogue,
+ * each chunk's int32 rows go through it instead of into c. */
 typedef struct qgemm_job {
     const tp_qgemm_packed *weights;
+    const tp_qepilogue *epilogue; /* NULL: none */
     int64_t rows;
     void (*gather)(const struct qgemm_job *job, int64_t row, uint8_t *dst);
     const tp_window_params *conv;
@@ -121,11 +149,14 @@ static void qgemm_chunks(void *arg, int64_t begin, int64_t end)
 {
     qgemm_job *job = arg;
     const tp_qgemm_packed *w = job->weights;
+    const tp_qepilogue *e = job->epilogue;
     const int64_t row_bytes = tp_qgemm_row_bytes(w);
     uint8_t *rows = job->direct ? NULL : calloc((size_t)(ROWS_PER_CHUNK * row_bytes + 1), 1);
-    if (!job->direct && !rows) {
+    int32_t *sums = e ? malloc(sizeof(int32_t) * (size_t)(ROWS_PER_CHUNK * w->n)) : NULL;
+    void *scratch = e ? malloc((size_t)tp_qepilogue_scratch_bytes(e)) : NULL;
+    if ((!job->direct && !rows) || (e && (!sums || !scratch))) {
         job->failed = true;
-        return;
+        end = begin;
     }
     for (int64_t chunk = begin; chunk < end; chunk++) {
         int64_t first = chunk * ROWS_PER_CHUNK;
@@ -134,9 +165,13 @@ static void qgemm_chunks(void *arg, int64_t begin, int64_t end)
         for (int64_t r = 0; !job->direct && r < count; r++)
             job->gather(job, first + r, rows + r * row_bytes);
         tp_qgemm_packed_rows(w, a, job->direct ? w->k : row_bytes, count, job->a_zero, job->b_zero,
-                             job->c + first * w->n, w->n);
+                             e ? sums : job->c + first * w->n, w->n);
+        if (e)
+            tp_qepilogue_rows(e, sums, first, count, scratch);
     }
     free(rows);
+    free(sums);
+    free(scratch);
 }
 
 static tfpi_code run_qgemm(tp_op_ctx *ctx, qgemm_job *job)
@@ -150,10 +185,16 @@ static void gather_taps(const qgemm_job *job, int64_t row, uint8_t *dst)
 {
     const tp_window_params *p = job->conv;
     int64_t ox = row % p->out_w, oy = row / p->out_w % p->out_h, b = row / (p->out_w * p->out_h);
+    const int64_t x0 = ox * p->stride_w - p->pad_left;
     for (int64_t fy = 0; fy < p->window_h; fy++) {
         int64_t y = oy * p->stride_h - p->pad_top + fy;
+        if (y >= 0 && y < p->in_h && x0 >= 0 && x0 + p->window_w <= p->in_w) { /* the row's taps are contiguous */
+            memcpy(dst, job->source + ((b * p->in_h + y) * p->in_w + x0) * p->in_c, (size_t)(p->window_w * p->in_c));
+            dst += p->window_w * p->in_c;
+            continue;
+        }
         for (int64_t fx = 0; fx < p->window_w; fx++, dst += p->in_c) {
-            int64_t x = ox * p->stride_w - p->pad_left + fx;
+            int64_t x = x0 + fx;
             if (y < 0 || y >= p->in_h || x < 0 || x >= p->in_w)
                 memset(dst, (uint8_t)job->a_zero, (size_t)p->in_c);
             else
@@ -171,45 +212,63 @@ static const tp_qgemm_packed *weights_for_run(const tp_qgemm_packed *planned, co
     return tp_qgemm_pack(tp_qgemm_best_isa(), w, k, n, scratch) ? scratch : NULL;
 }
 
+/* The direct loop, its int32 sums then through the epilogue if any. */
+static tfpi_code direct_with_epilogue(tp_op_ctx *ctx, const tp_qepilogue *e, const uint8_t *in, const uint8_t *filter,
+                                      int32_t zi, int32_t zf)
+{
+    const qconv_state *s = ctx->state;
+    const int64_t rows = s->params.batch * s->params.out_h * s->params.out_w;
+    int32_t *sums = e ? malloc(sizeof(int32_t) * (size_t)(rows * s->params.out_c + 1)) : ctx->outputs[0].data;
+    void *scratch = e ? malloc((size_t)tp_qepilogue_scratch_bytes(e)) : NULL;
+    tfpi_code code = TFPI_OK;
+    if (!sums || (e && !scratch)) {
+        code = tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the product");
+    } else {
+        qconv_direct(&s->params, in, filter, zi, zf, sums);
+        if (e)
+            tp_qepilogue_rows(e, sums, 0, rows, scratch);
+    }
+    if (e)
+        free(sums);
+    free(scratch);
+    return code;
+}
+
 static tfpi_code qconv_run(tp_op_ctx *ctx)
 {
     const qconv_state *s = ctx->state;
     const tp_window_params *p = &s->params;
-    float in_min, in_max, f_min, f_max, out_min, out_max;
+    float in_min, in_max, f_min, f_max;
     tfpi_code code;
     if ((code = tp_q_read_range(ctx, 2, 3, "the input", &in_min, &in_max)) != TFPI_OK ||
-        (code = tp_q_read_range(ctx, 4, 5, "the filter", &f_min, &f_max)) != TFPI_OK)
+        (code = tp_q_read_range(ctx, 4, 5, "the filter", &f_min, &f_max)) != TFPI_OK ||
+        (code = begin_product(ctx, in_min, in_max, f_min, f_max)) != TFPI_OK)
         return code;
+    const tp_qepilogue *e = s->product.epilogue.num_steps ? &s->product.epilogue : NULL;
     const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
     int32_t zi = (int32_t)(uint32_t)tp_q_f2qu(0.0, in_min, in_max, u8);
     int32_t zf = (int32_t)(uint32_t)tp_q_f2qu(0.0, f_min, f_max, u8);
     const uint8_t *in = ctx->inputs[0]->data, *filter = ctx->inputs[1]->data;
-    if (zi < 0 || zi > 255) {
-        qconv_direct(p, in, filter, zi, zf, ctx->outputs[0].data);
-    } else {
-        tp_qgemm_packed scratch = {0};
-        const tp_qgemm_packed *w = weights_for_run(&s->weights, filter, s->k, p->out_c, &scratch);
-        if (!w)
-            return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the filter");
-        bool in_place = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->pad_top == 0 &&
-                        p->pad_left == 0 && s->k % 4 == 0;
-        qgemm_job job = {.weights = w, .rows = p->batch * p->out_h * p->out_w, .gather = gather_taps, .conv = p,
-                         .source = in, .direct = in_place ? in : NULL, .a_zero = zi, .b_zero = zf,
-                         .c = ctx->outputs[0].data};
-        code = run_qgemm(ctx, &job);
-        tp_qgemm_packed_free(&scratch);
-        if (code != TFPI_OK)
-            return code;
-    }
-    tp_q_range_for_multiplication(in_min, in_max, f_min, f_max, tp_qtype_of(TFPI_QINT32), &out_min, &out_max);
-    tp_q_write_range(ctx, 1, out_min, out_max);
-    return TFPI_OK;
+    if (zi < 0 || zi > 255)
+        return direct_with_epilogue(ctx, e, in, filter, zi, zf);
+    tp_qgemm_packed scratch = {0};
+    const tp_qgemm_packed *w = weights_for_run(&s->product.weights, filter, s->k, p->out_c, &scratch);
+    if (!w)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the filter");
+    bool in_place = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->pad_top == 0 &&
+                    p->pad_left == 0 && s->k % 4 == 0;
+    qgemm_job job = {.weights = w, .epilogue = e, .rows = p->batch * p->out_h * p->out_w, .gather = gather_taps,
+                     .conv = p, .source = in, .direct = in_place ? in : NULL, .a_zero = zi, .b_zero = zf,
+                     .c = ctx->outputs[0].data};
+    code = run_qgemm(ctx, &job);
+    tp_qgemm_packed_free(&scratch);
+    return code;
 }
 
 /* ---- QuantizedMatMul ---- */
 
 typedef struct qmatmul_state {
-    tp_qgemm_packed weights; /* first (see release_weights); b, packed while planning if known */
+    qproduct product; /* b packed while planning if known */
     int64_t m, n, k;
     bool transpose_a, transpose_b;
 } qmatmul_state;
@@ -255,7 +314,7 @@ static tfpi_code qmatmul_prepare(tp_op_ctx *ctx)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "matrix size-incompatible: %s and %s (transpose_a %d, transpose_b %d)",
                        tp_shape_string(a, a_shape, sizeof a_shape), tp_shape_string(b, b_shape, sizeof b_shape),
                        s->transpose_a, s->transpose_b);
-    if (b->data && (code = pack_b(ctx, s, b->data, &s->weights)) != TFPI_OK)
+    if (b->data && (code = pack_b(ctx, s, b->data, &s->product.weights)) != TFPI_OK)
         return code;
     int64_t dims[2] = {s->m, s->n};
     return tp_q_prepare_outputs(ctx, TFPI_QINT32, 2, dims);
@@ -275,7 +334,7 @@ static void gather_a_row(const qgemm_job *job, int64_t row, uint8_t *dst)
 static tfpi_code qmatmul_run(tp_op_ctx *ctx)
 {
     qmatmul_state *s = ctx->state;
-    float a_min, a_max, b_min, b_max, out_min, out_max;
+    float a_min, a_max, b_min, b_max;
     tfpi_code code;
     if ((code = tp_q_read_range(ctx, 2, 3, "a", &a_min, &a_max)) != TFPI_OK ||
         (code = tp_q_read_range(ctx, 4, 5, "b", &b_min, &b_max)) != TFPI_OK)
@@ -283,30 +342,29 @@ static tfpi_code qmatmul_run(tp_op_ctx *ctx)
     if (!(a_max > a_min) || !(b_max > b_min))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "ranges must not be empty: a [%g, %g], b [%g, %g]",
                        (double)a_min, (double)a_max, (double)b_min, (double)b_max);
+    if ((code = begin_product(ctx, a_min, a_max, b_min, b_max)) != TFPI_OK)
+        return code;
     tp_qgemm_packed scratch = {0};
-    const tp_qgemm_packed *w = &s->weights;
+    const tp_qgemm_packed *w = &s->product.weights;
     if (!w->panels && (code = pack_b(ctx, s, ctx->inputs[1]->data, &scratch)) != TFPI_OK)
         return code;
     if (!w->panels)
         w = &scratch;
     const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
     const uint8_t *a = ctx->inputs[0]->data;
-    qgemm_job job = {.weights = w, .rows = s->m, .gather = gather_a_row, .source = a,
+    qgemm_job job = {.weights = w, .epilogue = s->product.epilogue.num_steps ? &s->product.epilogue : NULL,
+                     .rows = s->m, .gather = gather_a_row, .source = a,
                      .direct = !s->transpose_a && s->k % 4 == 0 ? a : NULL, .source_cols = s->m,
                      .transposed = s->transpose_a,
                      .a_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, a_min, a_max, u8),
                      .b_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, b_min, b_max, u8), .c = ctx->outputs[0].data};
     code = run_qgemm(ctx, &job);
     tp_qgemm_packed_free(&scratch);
-    if (code != TFPI_OK)
-        return code;
-    tp_q_range_for_multiplication(a_min, a_max, b_min, b_max, tp_qtype_of(TFPI_QINT32), &out_min, &out_max);
-    tp_q_write_range(ctx, 1, out_min, out_max);
-    return TFPI_OK;
+    return code;
 }
 
 const tp_kernel tp_kernels_quantized_conv[] = {
-    TP_KERNEL("QuantizedConv2D", qconv_prepare, qconv_run, release_weights, TP_OUTPUTS(3)),
-    TP_KERNEL("QuantizedMatMul", qmatmul_prepare, qmatmul_run, release_weights, TP_OUTPUTS(3)),
+    TP_KERNEL_ABSORBING("QuantizedConv2D", qconv_prepare, qconv_run, release_product, TP_OUTPUTS(3), absorb_into_product),
+    TP_KERNEL_ABSORBING("QuantizedMatMul", qmatmul_prepare, qmatmul_run, release_product, TP_OUTPUTS(3), absorb_into_product),
     TP_KERNELS_END,
 };

@@ -12,7 +12,7 @@
 
 #include "kernel/kernel.h"
 #include "compute/broadcast.h"
-#include "compute/quantized_args.h"
+#include "compute/quantized_steps.h"
 
 /* ---- QuantizedBiasAdd ---- */
 
@@ -39,38 +39,14 @@ static tfpi_code bias_add_prepare(tp_op_ctx *ctx)
 
 static tfpi_code bias_add_run(tp_op_ctx *ctx)
 {
-    float in_min, in_max, b_min, b_max;
-    tfpi_code code;
-    if ((code = tp_q_read_range(ctx, 2, 3, "the input", &in_min, &in_max)) != TFPI_OK ||
-        (code = tp_q_read_range(ctx, 4, 5, "the bias", &b_min, &b_max)) != TFPI_OK)
-        return code;
-    const tfpi_tensor *in = ctx->inputs[0], *bias = ctx->inputs[1];
-    const tp_qtype *t_in = tp_qtype_of(in->dtype), *t_bias = tp_qtype_of(bias->dtype);
-    const tp_qtype *i32 = tp_qtype_of(TFPI_QINT32);
-    float m = (float)(fmaxf(fmaxf(in_max, -in_min), fmaxf(b_max, -b_min)) * 131072.0f);
-    tp_q_quantizer to_out = tp_q_quantizer_make(-m, m, i32);
-    tp_q_dequantizer from_in = tp_q_dequantizer_make(in_min, in_max, t_in);
-    tp_q_dequantizer from_bias = tp_q_dequantizer_make(b_min, b_max, t_bias);
-    const uint32_t zero = (uint32_t)tp_q_f2q(0.0, -m, m, i32);
-    const int64_t channels = bias->dims[0], n = tp_num_elements(in);
-    /* an 8-bit input has 256 codes: their qint32 values once, and each channel's bias */
-    uint32_t codes[256], *biases = malloc(sizeof *biases * (size_t)(channels + 1));
-    if (!biases)
+    tp_q_bias_add b = {.channels = ctx->inputs[1]->dims[0]};
+    if (!(b.biases = malloc(sizeof *b.biases * (size_t)(b.channels + 1))))
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    for (int64_t q = t_in->lo; q <= t_in->hi; q++)
-        codes[q - t_in->lo] = (uint32_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_in, q));
-    for (int64_t c = 0; c < channels; c++)
-        biases[c] = (uint32_t)tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_bias, tp_qcode_get(t_bias, bias->data, c))) +
-                    zero;
-    const uint8_t *x = in->data; /* quint8, or qint8 read as its two's complement byte */
-    const uint8_t flip = t_in->lo < 0 ? 0x80 : 0; /* qint8 byte -> index from lo */
-    int32_t *out = ctx->outputs[0].data;
-    for (int64_t i = 0; channels && i < n; i += channels)
-        for (int64_t c = 0; c < channels; c++)
-            out[i + c] = (int32_t)(codes[(uint8_t)(x[i + c] ^ flip)] + biases[c]);
-    free(biases);
-    tp_q_write_range(ctx, 1, -m, m);
-    return TFPI_OK;
+    tfpi_code code = tp_q_bias_add_begin(ctx, &b);
+    if (code == TFPI_OK)
+        tp_q_bias_add_rows(&b, ctx->inputs[0]->data, ctx->outputs[0].data, tp_num_elements(ctx->inputs[0]));
+    free(b.biases);
+    return code;
 }
 
 /* ---- QuantizedRelu, QuantizedRelu6, QuantizedReluX ---- */
@@ -97,33 +73,20 @@ static tfpi_code relu_x_prepare(tp_op_ctx *ctx) { return relu_prepare_with(ctx, 
 /* Clamps input 0's codes to [code of 0, code of `top`] (no top if NAN). */
 static tfpi_code relu_clamp(tp_op_ctx *ctx, int range_input, float top)
 {
-    float min, max;
-    tfpi_code code = tp_q_read_range(ctx, range_input, range_input + 1, "the features", &min, &max);
+    int64_t low, high;
+    tfpi_code code = tp_q_relu_begin(ctx, range_input, top, &low, &high);
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *in = ctx->inputs[0];
-    const tp_qtype *t = tp_qtype_of(in->dtype);
-    int64_t low = tp_q_f2q(0.0, min, max, t), high = isnan(top) ? t->hi : tp_q_f2q(top, min, max, t);
     const int64_t n = tp_num_elements(in);
-    if (t->bits == 8) {
-        const uint8_t *q = in->data, lo8 = (uint8_t)low, hi8 = (uint8_t)high;
-        uint8_t *out = ctx->outputs[0].data;
-        enum { BLOCK = 64 }; /* fixed trip counts: vectorized */
-        int64_t i = 0;
-        for (; i + BLOCK <= n; i += BLOCK)
-            for (int j = 0; j < BLOCK; j++) {
-                uint8_t v = q[i + j] < lo8 ? lo8 : q[i + j];
-                out[i + j] = v > hi8 ? hi8 : v;
-            }
-        for (; i < n; i++)
-            out[i] = q[i] < lo8 ? lo8 : q[i] > hi8 ? hi8 : q[i];
+    if (in->dtype == TFPI_QUINT8) {
+        tp_q_clamp_u8(in->data, (uint8_t)low, (uint8_t)high, ctx->outputs[0].data, n);
     } else {
         const int32_t *q = in->data, lo32 = (int32_t)low, hi32 = (int32_t)high;
         int32_t *out = ctx->outputs[0].data;
         for (int64_t i = 0; i < n; i++)
             out[i] = q[i] < lo32 ? lo32 : q[i] > hi32 ? hi32 : q[i];
     }
-    tp_q_write_range(ctx, 1, min, max);
     return TFPI_OK;
 }
 

@@ -36,6 +36,42 @@ static tfpi_code qpool_prepare(tp_op_ctx *ctx)
     return tp_q_prepare_outputs(ctx, TFPI_QUINT8, 4, dims);
 }
 
+enum { CHANNEL_BLOCK = 64 }; /* channels pooled together: a fixed width -O2 vectorizes */
+
+/* One output pixel's `width` channels from the window's taps [fy0, fy1) x
+ * [fx0, fx1) of in, the window's top-left tap's first channel at offset
+ * `origin` (in the padding, maybe before in), rows row_stride and taps
+ * `channels` apart. */
+static inline void pool_channels(const uint8_t *in, int64_t origin, int64_t row_stride, int64_t channels, int64_t fy0, int64_t fy1,
+                                 int64_t fx0, int64_t fx1, int width, bool average, uint8_t *out)
+{
+    int32_t acc[CHANNEL_BLOCK] = {0}; /* codes are >= 0, so 0 also starts a max */
+    for (int64_t fy = fy0; fy < fy1; fy++)
+        for (int64_t fx = fx0; fx < fx1; fx++) {
+            const uint8_t *pixel = in + (origin + fy * row_stride + fx * channels);
+            if (average)
+                for (int c = 0; c < width; c++)
+                    acc[c] += pixel[c];
+            else
+                for (int c = 0; c < width; c++)
+                    acc[c] = pixel[c] > acc[c] ? pixel[c] : acc[c];
+        }
+    /* The average truncates, as TF's. acc <= 255 * count, so the float quotient is
+     * within 255 * 2^-24 of the true one, closer than any fraction k / count gets to
+     * an integer: truncating it is exact, and vdivps is far faster than idiv. */
+    const int32_t count = (int32_t)((fy1 - fy0) * (fx1 - fx0));
+    const float divisor = count > 0 ? (float)count : 1.0f;
+    if (average && count > 65535) /* past the bound: C's division */
+        for (int c = 0; c < width; c++)
+            out[c] = (uint8_t)(acc[c] / count);
+    else if (average)
+        for (int c = 0; c < width; c++)
+            out[c] = (uint8_t)(int32_t)((float)acc[c] / divisor);
+    else
+        for (int c = 0; c < width; c++)
+            out[c] = (uint8_t)acc[c];
+}
+
 static tfpi_code qpool_run(tp_op_ctx *ctx, bool average)
 {
     float min, max;
@@ -45,10 +81,7 @@ static tfpi_code qpool_run(tp_op_ctx *ctx, bool average)
     const tp_window_params *p = &((const qpool_state *)ctx->state)->params;
     const uint8_t *in = ctx->inputs[0]->data;
     uint8_t *out = ctx->outputs[0].data;
-    const int64_t channels = p->in_c;
-    int32_t *acc = malloc(sizeof *acc * (size_t)(channels + 1));
-    if (!acc)
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    const int64_t channels = p->in_c, row_stride = p->in_w * channels;
     for (int64_t b = 0; b < p->batch; b++)
         for (int64_t oy = 0; oy < p->out_h; oy++)
             for (int64_t ox = 0; ox < p->out_w; ox++) {
@@ -56,35 +89,15 @@ static tfpi_code qpool_run(tp_op_ctx *ctx, bool average)
                 int64_t fy0, fy1, fx0, fx1;
                 tp_window_taps(y0, 1, p->window_h, p->in_h, &fy0, &fy1);
                 tp_window_taps(x0, 1, p->window_w, p->in_w, &fx0, &fx1);
-                const int32_t count = (int32_t)((fy1 - fy0) * (fx1 - fx0));
-                for (int64_t c = 0; c < channels; c++)
-                    acc[c] = 0; /* codes are >= 0, so 0 also starts a max */
-                for (int64_t fy = fy0; fy < fy1; fy++)
-                    for (int64_t fx = fx0; fx < fx1; fx++) {
-                        const uint8_t *pixel = in + ((b * p->in_h + y0 + fy) * p->in_w + x0 + fx) * channels;
-                        if (average)
-                            for (int64_t c = 0; c < channels; c++)
-                                acc[c] += pixel[c];
-                        else
-                            for (int64_t c = 0; c < channels; c++)
-                                acc[c] = pixel[c] > acc[c] ? pixel[c] : acc[c];
-                    }
+                const int64_t origin = (b * p->in_h + y0) * row_stride + x0 * channels;
                 uint8_t *o = out + ((b * p->out_h + oy) * p->out_w + ox) * channels;
-                /* The average truncates, as TF's. acc <= 255 * count, so the float quotient is
-                 * within 255 * 2^-24 of the true one, closer than any fraction k / count gets to
-                 * an integer: truncating it is exact, and vdivps is far faster than idiv. */
-                const float divisor = count > 0 ? (float)count : 1.0f;
-                if (average && count > 65535) /* past the bound: C's division */
-                    for (int64_t c = 0; c < channels; c++)
-                        o[c] = (uint8_t)(acc[c] / count);
-                else if (average)
-                    for (int64_t c = 0; c < channels; c++)
-                        o[c] = (uint8_t)(int32_t)((float)acc[c] / divisor);
-                else
-                    for (int64_t c = 0; c < channels; c++)
-                        o[c] = (uint8_t)acc[c];
+                int64_t c = 0;
+                for (; c + CHANNEL_BLOCK <= channels; c += CHANNEL_BLOCK)
+                    pool_channels(in, origin + c, row_stride, channels, fy0, fy1, fx0, fx1, CHANNEL_BLOCK, average, o + c);
+                if (c < channels)
+                    pool_channels(in, origin + c, row_stride, channels, fy0, fy1, fx0, fx1, (int)(channels - c),
+                                  average, o + c);
             }
-    free(acc);
     tp_q_write_range(ctx, 1, min, max);
     return TFPI_OK;
 }

@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "kernel/kernel.h"
-#include "compute/quantized_args.h"
+#include "compute/quantized_steps.h"
 
 /* The float range the codes of input 0 use: (min(0, lowest), highest). */
 static void used_range(const tfpi_tensor *in, float in_min, float in_max, float *min, float *max)
@@ -114,15 +114,12 @@ static void narrow(tp_op_ctx *ctx, float in_min, float in_max, float out_min, fl
 static tfpi_code narrow_run(tp_op_ctx *ctx, bool shrink)
 {
     float in_min, in_max, out_min, out_max;
-    tfpi_code code = tp_q_read_range(ctx, 1, 2, "the input", &in_min, &in_max);
-    if (code == TFPI_OK && !shrink)
-        code = tp_q_read_range(ctx, 3, 4, "the requested output", &out_min, &out_max);
+    tfpi_code code = shrink ? tp_q_read_range(ctx, 1, 2, "the input", &in_min, &in_max)
+                            : tp_q_requantize_ranges(ctx, &in_min, &in_max, &out_min, &out_max);
     if (code != TFPI_OK)
         return code;
     if (shrink)
         used_range(ctx->inputs[0], in_min, in_max, &out_min, &out_max);
-    else if (out_min > 0.0f)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "requested_output_min %g must be <= 0", (double)out_min);
     narrow(ctx, in_min, in_max, out_min, out_max);
     return TFPI_OK;
 }

@@ -74,20 +74,52 @@ DEFINE_REDUCERS(int64_t, int64_t, int64, tp_wrap_add(acc, x), tp_wrap_mul(acc, x
 DEFINE_REDUCER(all_bool, uint8_t, uint8_t, 1, (uint8_t)(acc && x))
 DEFINE_REDUCER(any_bool, uint8_t, uint8_t, 0, (uint8_t)(acc || x))
 
+/* Float Max and Min: a contiguous row (inner == 1, the whole tensor for
+ * quantize_nodes' Min/Max) in per-lane extremes -O2 vectorizes; the result
+ * is the same value whatever the order (NaN ignored; only which of -0 and
+ * +0 wins a tie can differ). */
+enum { LANES = 32 };
+#define DEFINE_FLOAT_EXTREME(name, IDENTITY, BETTER)                                              \
+    static void name##_lanes(const void *pin, void *pout, int64_t r, int64_t inner, int64_t begin, \
+                             int64_t end)                                                        \
+    {                                                                                            \
+        if (inner != 1) {                                                                        \
+            name(pin, pout, r, inner, begin, end);                                               \
+            return;                                                                              \
+        }                                                                                        \
+        for (int64_t o = begin; o < end; o++) {                                                  \
+            const float *row = (const float *)pin + o * r;                                       \
+            float lane[LANES];                                                                   \
+            for (int l = 0; l < LANES; l++)                                                      \
+                lane[l] = IDENTITY;                                                              \
+            int64_t j = 0;                                                                       \
+            for (; j + LANES <= r; j += LANES)                                                   \
+                for (int l = 0; l < LANES; l++)                                                  \
+                    lane[l] = row[j + l] BETTER lane[l] ? row[j + l] : lane[l];                  \
+            for (int l = 1; l < LANES; l++)                                                      \
+                lane[0] = lane[l] BETTER lane[0] ? lane[l] : lane[0];                            \
+            for (; j < r; j++)                                                                   \
+                lane[0] = row[j] BETTER lane[0] ? row[j] : lane[0];                              \
+            ((float *)pout)[o] = lane[0];                                                        \
+        }                                                                                        \
+    }
+DEFINE_FLOAT_EXTREME(max_float, -INFINITY, >)
+DEFINE_FLOAT_EXTREME(min_float, INFINITY, <)
+
 typedef struct reducer {
     const char *op;
     tfpi_dtype dtype;
     reduce_fn fn;
 } reducer;
 
-#define REDUCER_ROWS(op, name) \
-    {op, TFPI_FLOAT, name##_float}, {op, TFPI_INT32, name##_int32}, {op, TFPI_INT64, name##_int64}
+#define REDUCER_ROWS(op, name, float_fn) \
+    {op, TFPI_FLOAT, float_fn}, {op, TFPI_INT32, name##_int32}, {op, TFPI_INT64, name##_int64}
 static const reducer reducers[] = {
-    REDUCER_ROWS("Sum", sum),
-    REDUCER_ROWS("Mean", sum), /* divided by the count afterwards */
-    REDUCER_ROWS("Prod", prod),
-    REDUCER_ROWS("Max", max),
-    REDUCER_ROWS("Min", min),
+    REDUCER_ROWS("Sum", sum, sum_float),
+    REDUCER_ROWS("Mean", sum, sum_float), /* divided by the count afterwards */
+    REDUCER_ROWS("Prod", prod, prod_float),
+    REDUCER_ROWS("Max", max, max_float_lanes),
+    REDUCER_ROWS("Min", min, min_float_lanes),
     {"Sum", TFPI_DOUBLE, sum_double},
     {"Prod", TFPI_DOUBLE, prod_double},
     {"Max", TFPI_DOUBLE, max_double},

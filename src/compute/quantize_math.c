@@ -129,25 +129,36 @@ int64_t tp_q_quantize_e(const tp_q_quantizer *qz, float x)
     return float_to_code(v, qz->lo, qz->hi);
 }
 
+/* tp_q_quantize_e for quint8 in integers, without branches: the scaled
+ * value clamped to [offset - 1, offset + 256] (NaN to the low end), which
+ * gives the codes the whole line gives, is truncated (exact) and rounded
+ * half away from zero by its exact fraction. The float subtraction of the
+ * offset TF does is exact there. Bounds held in variables, not constants,
+ * let gcc -O2 vectorize the clamp with the conversion after it. */
+static inline uint8_t quantize_u8(float x, float scale, float low, float high, int32_t offset)
+{
+    float s = (float)(x * scale);
+    s = s > low ? s : low;
+    s = s < high ? s : high;
+    int32_t whole = (int32_t)s;
+    float fraction = (float)(s - (float)whole);
+    int32_t v = whole + (fraction >= 0.5f) - (fraction <= -0.5f) - offset;
+    v = v < 0 ? 0 : v;
+    return (uint8_t)(v > 255 ? 255 : v);
+}
+
 void tp_q_quantize_many_u8(const tp_q_quantizer *qz, const float *restrict x, uint8_t *restrict out, int64_t n)
 {
-    /* tp_q_quantize_e for quint8 in integers, without branches: the scaled
-     * value is clamped to +-1e9 (NaN to -1e9, code 0), truncated (exact),
-     * and rounded half away from zero by its exact fraction. The float
-     * subtraction of the offset TF does can only differ from the integer one
-     * beyond 2^24, where both clamp to the same code. */
-    const float scale = qz->scale;
-    const int64_t offset = tp_q_saturate_i64(qz->offset);
-    for (int64_t i = 0; i < n; i++) {
-        float s = (float)(x[i] * scale);
-        s = s > -1e9f ? s : -1e9f;
-        s = s < 1e9f ? s : 1e9f;
-        int32_t whole = (int32_t)s;
-        float fraction = (float)(s - (float)whole);
-        int64_t v = (int64_t)whole + (fraction >= 0.5f) - (fraction <= -0.5f) - offset;
-        v = v < 0 ? 0 : v;
-        out[i] = (uint8_t)(v > 255 ? 255 : v);
+    int64_t i = 0;
+    if (fabsf(qz->offset) <= 1048576.0f) { /* always so for QuantizeV2's ranges, which hold 0 */
+        const float scale = qz->scale, low = (float)(qz->offset - 1.0f), high = (float)(qz->offset + 256.0f);
+        const int32_t offset = (int32_t)qz->offset;
+        for (; i + BLOCK <= n; i += BLOCK)
+            for (int j = 0; j < BLOCK; j++)
+                out[i + j] = quantize_u8(x[i + j], scale, low, high, offset);
     }
+    for (; i < n; i++)
+        out[i] = (uint8_t)tp_q_quantize_e(qz, x[i]);
 }
 
 tp_q_dequantizer tp_q_dequantizer_make(float min, float max, const tp_qtype *t)

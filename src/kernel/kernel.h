@@ -64,6 +64,13 @@ typedef void (*tp_release_fn)(void *state);
  * output channels); TFPI_OK if absorbed, anything else leaves it unfused.
  * Called after prepare, only for constant values. */
 typedef tfpi_code (*tp_fuse_fn)(tp_op_ctx *ctx, tp_fuse_op op, const float *values, int64_t count);
+/* Takes over the work of `next`, the only reader of the node's output 0
+ * (as next's input 0; or of the last node it absorbed): from then on the
+ * node's run also writes next's outputs, output 0 into the node's own
+ * output 0 buffer, which next's output 0 shares (the buffer grows to the
+ * larger of the two). TFPI_OK if absorbed, anything else leaves next to
+ * run alone. Called after prepare, in chain order. */
+typedef tfpi_code (*tp_absorb_fn)(tp_op_ctx *ctx, tp_op_ctx *next);
 
 enum {
     TP_STATEFUL = 1 << 0,      /* never folded (random numbers) */
@@ -88,15 +95,19 @@ typedef struct tp_kernel {
     tp_release_fn release; /* may be NULL */
     unsigned flags;
     tp_fuse_fn fuse; /* may be NULL: nothing is fused into this op */
+    tp_absorb_fn absorb; /* may be NULL: this op takes over no following node */
 } tp_kernel;
 
 /* Each kernels/NAME.c defines `const tp_kernel tp_kernels_NAME[]`, one
  * TP_KERNEL line per op, ending with TP_KERNELS_END. tools/gen_op_registry.sh
  * reads these lines to build the registry, so keep one op per line. */
-#define TP_KERNEL(op, prepare, run, release, flags) {op, prepare, run, release, flags, 0}
+#define TP_KERNEL(op, prepare, run, release, flags) {op, prepare, run, release, flags, 0, 0}
 /* The same for an op that can absorb a following scale, bias or activation. */
-#define TP_KERNEL_FUSING(op, prepare, run, release, flags, fuse) {op, prepare, run, release, flags, fuse}
-#define TP_KERNELS_END {0, 0, 0, 0, 0, 0}
+#define TP_KERNEL_FUSING(op, prepare, run, release, flags, fuse) {op, prepare, run, release, flags, fuse, 0}
+/* The same for an op that can take over whole following nodes (tp_absorb_fn). */
+#define TP_KERNEL_ABSORBING(op, prepare, run, release, flags, absorb) \
+    {op, prepare, run, release, flags, 0, absorb}
+#define TP_KERNELS_END {0, 0, 0, 0, 0, 0, 0}
 
 /* ---- the registry (generated from tf_op_files.txt) ---- */
 const tp_kernel *tp_find_kernel(const char *op);

@@ -4,7 +4,8 @@
  * never share bytes. Placement is greedy, largest first, lowest offset that
  * fits (lifetime_index.c finds the buffers each one must avoid). Outputs of aliasing ops (Identity, Reshape...) and of steps fused
  * into their producer share their input's buffer, which then lives as long
- * as either. */
+ * as either; a fused step's other outputs live from its producer's step,
+ * which writes them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,19 +23,29 @@ typedef struct layout {
     tp_plan *plan;
     int *tensor_base; /* first tensor id of each node */
     int *buffer_of;   /* tensor id -> buffer index, -1 if not in the arena */
+    int *step_of;     /* node -> its step, for the steps seen so far */
     buffer *buffers;
     int num_buffers;
 } layout;
 
 static int tensor_id(const layout *l, tp_edge e) { return l->tensor_base[e.node] + e.index; }
 
+static size_t aligned_bytes(const tfpi_tensor *t) { return (tp_byte_size(t) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
+
 static int new_buffer(layout *l, const tfpi_tensor *t, int step)
 {
-    size_t bytes = tp_byte_size(t);
     buffer *b = &l->buffers[l->num_buffers];
-    b->size = (bytes + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    b->size = aligned_bytes(t);
     b->first = b->last = step;
     return l->num_buffers++;
+}
+
+/* A buffer shared by aliases holds the largest of them (a step fused into
+ * a quint8 producer may output qint32). */
+static void grow(buffer *b, const tfpi_tensor *t)
+{
+    if (aligned_bytes(t) > b->size)
+        b->size = aligned_bytes(t);
 }
 
 static void extend(layout *l, tp_edge e, int step)
@@ -57,14 +68,19 @@ static void collect_buffers(layout *l)
     for (int s = 0; s < plan->num_steps; s++) {
         int n = plan->steps[s];
         tp_plan_node *pn = &plan->nodes[n];
+        l->step_of[n] = s;
         for (int i = 0; i < g->nodes[n].num_inputs; i++)
             extend(l, g->nodes[n].inputs[i], s);
+        const int written = pn->fused ? l->step_of[pn->runner] : s;
         for (int o = 0; o < pn->ctx.num_outputs; o++) {
             tp_edge e = {n, o};
             int shared = o == 0 && pn->alias_input >= 0
                              ? l->buffer_of[tensor_id(l, g->nodes[n].inputs[pn->alias_input])]
                              : -1;
-            l->buffer_of[tensor_id(l, e)] = shared >= 0 ? shared : new_buffer(l, &pn->ctx.outputs[o], s);
+            if (shared >= 0)
+                grow(&l->buffers[shared], &pn->ctx.outputs[o]);
+            l->buffer_of[tensor_id(l, e)] = shared >= 0 ? shared : new_buffer(l, &pn->ctx.outputs[o], written);
+            extend(l, e, s);
         }
     }
     for (int f = 0; f < plan->num_fetches; f++)
@@ -135,10 +151,11 @@ tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status)
         }
     }
     l.buffer_of = malloc(sizeof(int) * ((size_t)num_tensors + 1));
+    l.step_of = malloc(sizeof(int) * ((size_t)g->num_nodes + 1));
     l.buffers = calloc((size_t)num_tensors + 1, sizeof *l.buffers);
     buffer **sorted = malloc(sizeof(buffer *) * ((size_t)num_tensors + 1));
     buffer **live = malloc(sizeof(buffer *) * ((size_t)num_tensors + 1));
-    if (!l.tensor_base || !l.buffer_of || !l.buffers || !sorted || !live) {
+    if (!l.tensor_base || !l.buffer_of || !l.step_of || !l.buffers || !sorted || !live) {
         code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory planning the arena");
     } else {
         for (int i = 0; i < num_tensors; i++)
@@ -162,6 +179,7 @@ tfpi_code tp_plan_arena(tp_plan *plan, tfpi_status *status)
     }
     free(l.tensor_base);
     free(l.buffer_of);
+    free(l.step_of);
     free(l.buffers);
     free(sorted);
     free(live);

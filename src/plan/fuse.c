@@ -4,7 +4,9 @@
  * constants (FusedBatchNorm*, BatchNormWithGlobalNormalization: a scale and
  * a bias), then Relu or Relu6. The producer's kernel absorbs each step
  * through its fuse hook; the absorbed node is no longer run and its output
- * shares the producer's buffer. */
+ * shares the producer's buffer. Producers with an absorb hook (the 8-bit
+ * products) are offered the chain of single readers after them node by
+ * node instead, whatever the nodes' outputs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +161,24 @@ static int input_index_of(const tp_node *consumer, int producer)
     return -1;
 }
 
+/* Offers the chain of single readers of output 0 after `producer` to its
+ * absorb hook until it declines one. */
+static void absorb_chain(tp_plan *plan, int producer, const int *readers, const int *reader)
+{
+    const tfpi_graph *g = plan->graph;
+    tp_plan_node *p = &plan->nodes[producer];
+    for (int cur = producer; readers[cur] == 1;) {
+        int next = reader[cur];
+        tp_plan_node *consumer = &plan->nodes[next];
+        if (input_index_of(&g->nodes[next], cur) != 0 || p->kernel->absorb(&p->ctx, &consumer->ctx) != TFPI_OK)
+            return;
+        consumer->fused = true;
+        consumer->runner = producer;
+        consumer->alias_input = 0;
+        cur = next;
+    }
+}
+
 void tp_plan_fuse(tp_plan *plan)
 {
     const tfpi_graph *g = plan->graph;
@@ -168,6 +188,8 @@ void tp_plan_fuse(tp_plan *plan)
         if (s == 0)
             count_readers(plan, readers, reader);
         tp_plan_node *producer = &plan->nodes[plan->steps[s]];
+        if (producer->kernel->absorb && !producer->fused)
+            absorb_chain(plan, plan->steps[s], readers, reader);
         if (!producer->kernel->fuse || producer->fused || producer->ctx.num_outputs != 1)
             continue;
         const tfpi_tensor *out = &producer->ctx.outputs[0];
@@ -185,6 +207,7 @@ void tp_plan_fuse(tp_plan *plan)
             if (!fused)
                 break;
             consumer->fused = true;
+            consumer->runner = plan->steps[s];
             consumer->alias_input = from;
             activated = f.op[0] == TP_FUSE_RELU || f.op[0] == TP_FUSE_RELU6;
             cur = next;

@@ -20,6 +20,7 @@ typedef struct tp_plan_node {
     bool known;              /* outputs computed while planning */
     bool prepared;           /* kernel state must be released */
     bool fused;              /* absorbed by its producer: not run */
+    int runner;              /* fused: the node whose run writes its outputs */
     int alias_input;         /* output 0 shares this input's bytes; -1: own buffer */
 } tp_plan_node;
 
@@ -71,8 +72,9 @@ tfpi_code tp_plan_missing_kernel(const Tfpi__NodeDef *def, tfpi_status *status);
 /* The tensor an edge refers to. */
 tfpi_tensor *tp_plan_tensor(tp_plan *plan, tp_edge e);
 
-/* Folds scale/bias/activation steps into the producers that accept them
- * (fuse.c). */
+/* Folds scale/bias/activation steps into the producers that accept them,
+ * and lets the producers that take over whole following nodes (the 8-bit
+ * products: tp_absorb_fn) absorb their chains (fuse.c). */
 void tp_plan_fuse(tp_plan *plan);
 
 /* Counts bytes the plan holds against its memory budget; fails naming the

@@ -419,6 +419,14 @@ def index_cases(c):
     c.output("nms_huge_max_output_size", [boxes, scores, const("max", i32(2**31 - 1)), const("iou", f32(0.5)),
                                            node("y", "NonMaxSuppressionV2", ["boxes", "scores", "max", "iou"])],
              r"y: int32 \[1\] 0$")
+    c.error("nms_padded_to_2e31", [boxes, scores, const("max", i32(2**31 - 1)), const("iou", f32(0.5)),
+                                    const("st", f32(0)), node("y", "NonMaxSuppressionV4",
+                                                                ["boxes", "scores", "max", "iou", "st"],
+                                                                pad_to_max_output_size=True)],
+            "node 'y'.*over the memory budget")
+    # fuzz_graphdef: a TensorArray of 2^31-2 elements asked for 200 GB of slots
+    c.error("tensor_array_2e31_slots", [const("n", i32(2**31 - 2)), node("y", "TensorArrayV3", ["n"], dtype=FLOAT)],
+            "node 'y' \\(TensorArrayV3\\): 2147483646 TensorArray slots need .* over the memory budget")
     c.error("nms_max_output_size_past_int32",
             [boxes, scores, const("max", i64(2**40)), const("iou", f32(0.5)),
              node("y", "NonMaxSuppressionV2", ["boxes", "scores", "max", "iou"])], "node 'y'.*max_output_size")

@@ -4,6 +4,7 @@
 #include "graph_builder.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,15 @@ void gb_const_string(gb_graph *g, const char *name, const void *data, size_t siz
     if (size)
         memcpy(t->string_val[0].data, data, size);
     gd_attr_set_tensor(n, "value", t);
+}
+
+void gb_range_consts(gb_graph *g, const char *name, float min, float max)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s_min", name);
+    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &min);
+    snprintf(buf, sizeof buf, "%s_max", name);
+    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &max);
 }
 
 uint8_t *gb_serialize(const gb_graph *g, size_t *size)

@@ -29,6 +29,8 @@ void gb_const(gb_graph *g, const char *name, tfpi_dtype dtype, const int64_t *di
 void gb_placeholder(gb_graph *g, const char *name, tfpi_dtype dtype, const int64_t *dims, int ndims);
 /* A Const string scalar holding `size` bytes (string_val, as TF writes it). */
 void gb_const_string(gb_graph *g, const char *name, const void *data, size_t size);
+/* Float scalar Consts NAME_min and NAME_max: a quantized tensor's range. */
+void gb_range_consts(gb_graph *g, const char *name, float min, float max);
 
 /* Serialized GraphDef (malloc'd). */
 uint8_t *gb_serialize(const gb_graph *g, size_t *size);

@@ -80,11 +80,19 @@ static void test_many_forms_match(void)
     }
     x[7] = NAN;
     x[8] = INFINITY;
-    tp_q_quantizer qz = tp_q_quantizer_make(-1, 1, u8()); /* x * 127.5: many exact halves */
-    tp_q_quantize_many_u8(&qz, x, got, N);
+    x[9] = -INFINITY;
+    x[10] = 3e38f;
+    x[11] = -3e38f;
+    /* [-1, 1]: x * 127.5, many exact halves; a range far from 0 (offset
+     * beyond 2^20, the scalar path) and one that holds 0 off-centre */
+    const float ranges[][2] = {{-1, 1}, {-0.3f, 0.9f}, {1e6f, 1e6f + 1}, {0.25f, 1.5f}};
     int bad = 0;
-    for (int i = 0; i < N; i++)
-        bad += got[i] != tp_q_quantize_e(&qz, x[i]);
+    for (int k = 0; k < 4; k++) {
+        tp_q_quantizer qz = tp_q_quantizer_make(ranges[k][0], ranges[k][1], u8());
+        tp_q_quantize_many_u8(&qz, x, got, N);
+        for (int i = 0; i < N; i++)
+            bad += got[i] != tp_q_quantize_e(&qz, x[i]);
+    }
     CHECK_EQ_INT(bad, 0);
     tp_q_requantizer r = tp_q_requantizer_make(-66051.0234375f, 66051.0234375f, -1.5f, 2);
     tp_q_requantize_many(&r, v, got, N);

@@ -15,16 +15,6 @@
 #include "compute/quantize_math.h"
 #include "op_test.h"
 
-/* Adds float scalar Consts NAME_min and NAME_max. */
-static void range_consts(gb_graph *g, const char *name, float min, float max)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s_min", name);
-    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &min);
-    snprintf(buf, sizeof buf, "%s_max", name);
-    gb_const(g, buf, TFPI_FLOAT, NULL, 0, &max);
-}
-
 /* Runs g and fetches out:0, out:1 and out:2 into got (NULL-filled on error). */
 static tfpi_code run3(gb_graph *g, int threads, tfpi_tensor *got[3], tfpi_status *status)
 {
@@ -51,7 +41,7 @@ static void check_quantize(const char *mode, tfpi_dtype dtype, float min, float 
     int64_t n = 7;
     gb_graph *g = gb_new();
     gb_const(g, "x", TFPI_FLOAT, &n, 1, x);
-    range_consts(g, "x", min, max);
+    gb_range_consts(g, "x", min, max);
     Tfpi__NodeDef *node = gb_node(g, "QuantizeV2", "out", "x", "x_min", "x_max", NULL);
     gd_attr_set_type(node, "T", dtype);
     gd_attr_set_string(node, "mode", mode);
@@ -93,27 +83,36 @@ static void test_dequantize_min_combined(void)
     int64_t n = 3;
     gb_graph *g = gb_new();
     gb_const(g, "q", TFPI_QUINT8, &n, 1, q);
-    range_consts(g, "q", -1, 1);
+    gb_range_consts(g, "q", -1, 1);
     gd_attr_set_type(gb_node(g, "Dequantize", "out", "q", "q_min", "q_max", NULL), "T", TFPI_QUINT8);
     tfpi_status status;
     tfpi_tensor *out = op_run(g, 0, NULL, 1, &status);
     CHECK_TENSOR_NEAR(out, 1, (int64_t[]){3}, (const float[]){-1.0f, 0.0039216f, 1.0f}, 1e-7);
 }
 
+/* Runs QuantizedBiasAdd of x ([rows][channels] codes of in_type) and the
+ * quint8 bias, ranges {x_min, x_max, b_min, b_max}, into got. */
+static tfpi_code run_bias_add(tfpi_dtype in_type, const uint8_t *x, int64_t rows, int64_t channels,
+                              const uint8_t *bias, const float ranges[4], tfpi_tensor *got[3], tfpi_status *status)
+{
+    int64_t dims[2] = {rows, channels};
+    gb_graph *g = gb_new();
+    gb_const(g, "x", in_type, dims, 2, x);
+    gb_const(g, "b", TFPI_QUINT8, &channels, 1, bias);
+    gb_range_consts(g, "x", ranges[0], ranges[1]);
+    gb_range_consts(g, "b", ranges[2], ranges[3]);
+    gb_node(g, "QuantizedBiasAdd", "out", "x", "b", "x_min", "x_max", "b_min", "b_max", NULL);
+    return run3(g, 1, got, status);
+}
+
 static void test_bias_add(void)
 {
     /* docs 6.1: input [-1,1] codes 0, 128, 255 plus bias [0,2] codes 0, 255 */
     const uint8_t in[6] = {0, 0, 7, 128, 255, 9}, bias[2] = {0, 255};
-    int64_t dims[2] = {3, 2}, c = 2;
-    gb_graph *g = gb_new();
-    gb_const(g, "x", TFPI_QUINT8, dims, 2, in);
-    gb_const(g, "b", TFPI_QUINT8, &c, 1, bias);
-    range_consts(g, "x", -1, 1);
-    range_consts(g, "b", 0, 2);
-    gb_node(g, "QuantizedBiasAdd", "out", "x", "b", "x_min", "x_max", "b_min", "b_max", NULL);
     tfpi_tensor *got[3];
     tfpi_status status;
-    CHECK_MSG(run3(g, 1, got, &status) == TFPI_OK, "%s", status.message);
+    CHECK_MSG(run_bias_add(TFPI_QUINT8, in, 3, 2, bias, (const float[4]){-1, 1, 0, 2}, got, &status) == TFPI_OK, "%s",
+              status.message);
     if (!got[0])
         return;
     const int32_t *v = tfpi_tensor_data(got[0]);
@@ -124,6 +123,47 @@ static void test_bias_add(void)
     free3(got);
 }
 
+/* QuantizedBiasAdd over rows of 70 channels (a vectorized block of 64 and
+ * a tail) of random codes and ranges, quint8 and qint8 inputs, against
+ * quantized.md 3.3 written out with the Eigen forms. */
+static void test_bias_add_matches_formula(void)
+{
+    enum { ROWS = 5, C = 70 };
+    static uint8_t in[ROWS * C], bias[C];
+    srand(31);
+    for (int trial = 0; trial < 40; trial++) {
+        const tfpi_dtype in_type = trial % 4 == 3 ? TFPI_QINT8 : TFPI_QUINT8;
+        for (int i = 0; i < ROWS * C; i++)
+            in[i] = (uint8_t)(i < 4 ? (i & 1) * 255 : rand() & 255);
+        for (int i = 0; i < C; i++)
+            bias[i] = (uint8_t)(rand() & 255);
+        float x_min = op_random(-8, 0), x_max = x_min + op_random(0.01f, 20);
+        float b_min = op_random(-3, 0.5f), b_max = b_min + op_random(0.01f, 4);
+        tfpi_tensor *got[3];
+        tfpi_status status;
+        CHECK_MSG(run_bias_add(in_type, in, ROWS, C, bias, (const float[4]){x_min, x_max, b_min, b_max}, got,
+                               &status) == TFPI_OK,
+                  "%s", status.message);
+        if (!got[0])
+            return;
+        const tp_qtype *t_in = tp_qtype_of(in_type), *i32 = tp_qtype_of(TFPI_QINT32);
+        float m = (float)(fmaxf(fmaxf(x_max, -x_min), fmaxf(b_max, -b_min)) * 131072.0f);
+        tp_q_quantizer to_out = tp_q_quantizer_make(-m, m, i32);
+        tp_q_dequantizer from_x = tp_q_dequantizer_make(x_min, x_max, t_in);
+        tp_q_dequantizer from_b = tp_q_dequantizer_make(b_min, b_max, tp_qtype_of(TFPI_QUINT8));
+        int64_t zero = tp_q_f2q(0.0, -m, m, i32);
+        const int32_t *v = tfpi_tensor_data(got[0]);
+        int bad = 0;
+        for (int i = 0; i < ROWS * C; i++) {
+            int64_t x = tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_x, tp_qcode_get(t_in, in, i)));
+            int64_t b = tp_q_quantize_e(&to_out, tp_q_dequantize_e(&from_b, bias[i % C]));
+            bad += v[i] != (int32_t)(uint32_t)(uint64_t)(x + b + zero);
+        }
+        CHECK_MSG(bad == 0, "trial %d: %d of %d codes differ", trial, bad, ROWS * C);
+        free3(got);
+    }
+}
+
 static void test_relu6_and_pools(void)
 {
     /* [-2, 10] at 21.25 codes per unit: code of 0 is 0 + 43 = 43, of 6 is 128 (127.5 rounded away) + 43 = 171 */
@@ -131,7 +171,7 @@ static void test_relu6_and_pools(void)
     int64_t dims[4] = {1, 2, 2, 1};
     gb_graph *g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, dims, 4, wide);
-    range_consts(g, "x", -2, 10);
+    gb_range_consts(g, "x", -2, 10);
     gb_node(g, "QuantizedRelu6", "out", "x", "x_min", "x_max", NULL);
     tfpi_status status;
     CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, dims, (const uint8_t[]){43, 60, 171, 171});
@@ -140,7 +180,7 @@ static void test_relu6_and_pools(void)
     for (int average = 0; average < 2; average++) {
         g = gb_new();
         gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
-        range_consts(g, "x", 0, 1);
+        gb_range_consts(g, "x", 0, 1);
         Tfpi__NodeDef *node = gb_node(g, average ? "QuantizedAvgPool" : "QuantizedMaxPool", "out", "x", "x_min",
                                       "x_max", NULL);
         gd_attr_set_ints(node, "ksize", (const int64_t[]){1, 2, 2, 1}, 4);
@@ -154,7 +194,7 @@ static void test_relu6_and_pools(void)
     int64_t three[4] = {1, 3, 3, 1}, two[4] = {1, 2, 2, 1};
     g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, three, 4, nine);
-    range_consts(g, "x", 0, 1);
+    gb_range_consts(g, "x", 0, 1);
     Tfpi__NodeDef *node = gb_node(g, "QuantizedAvgPool", "out", "x", "x_min", "x_max", NULL);
     gd_attr_set_ints(node, "ksize", (const int64_t[]){1, 2, 2, 1}, 4);
     gd_attr_set_ints(node, "strides", (const int64_t[]){1, 2, 2, 1}, 4);
@@ -164,35 +204,43 @@ static void test_relu6_and_pools(void)
 
 static uint8_t random_code(void) { return (uint8_t)(rand() & 255); }
 
-/* AvgPool 3x3 SAME over random codes: each output the truncated integer mean of its in-image taps. */
-static void test_avg_pool_matches_integer_mean(void)
+/* AvgPool and MaxPool 3x3 SAME over random codes, 70 channels (a block of
+ * 64 and a tail): each output the truncated integer mean, or the maximum, of
+ * its in-image taps. */
+static void test_pools_match_integer_loops(void)
 {
-    enum { H = 7, W = 9, C = 5 };
-    uint8_t q[H * W * C], want[H * W * C];
+    enum { H = 7, W = 9, C = 70 };
+    static uint8_t q[H * W * C], want[2][H * W * C];
     for (int i = 0; i < H * W * C; i++)
         q[i] = random_code();
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             for (int c = 0; c < C; c++) {
-                int sum = 0, count = 0;
+                int sum = 0, count = 0, top = 0;
                 for (int dy = -1; dy <= 1; dy++)
                     for (int dx = -1; dx <= 1; dx++)
                         if (y + dy >= 0 && y + dy < H && x + dx >= 0 && x + dx < W) {
-                            sum += q[((y + dy) * W + x + dx) * C + c];
+                            int v = q[((y + dy) * W + x + dx) * C + c];
+                            sum += v;
+                            top = v > top ? v : top;
                             count++;
                         }
-                want[(y * W + x) * C + c] = (uint8_t)(sum / count);
+                want[0][(y * W + x) * C + c] = (uint8_t)(sum / count);
+                want[1][(y * W + x) * C + c] = (uint8_t)top;
             }
     int64_t dims[4] = {1, H, W, C};
-    gb_graph *g = gb_new();
-    gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
-    range_consts(g, "x", 0, 1);
-    Tfpi__NodeDef *node = gb_node(g, "QuantizedAvgPool", "out", "x", "x_min", "x_max", NULL);
-    gd_attr_set_ints(node, "ksize", (const int64_t[]){1, 3, 3, 1}, 4);
-    gd_attr_set_ints(node, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
-    gd_attr_set_string(node, "padding", "SAME");
-    tfpi_status status;
-    CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, dims, want);
+    for (int max = 0; max < 2; max++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
+        gb_range_consts(g, "x", 0, 1);
+        Tfpi__NodeDef *node = gb_node(g, max ? "QuantizedMaxPool" : "QuantizedAvgPool", "out", "x", "x_min", "x_max",
+                                      NULL);
+        gd_attr_set_ints(node, "ksize", (const int64_t[]){1, 3, 3, 1}, 4);
+        gd_attr_set_ints(node, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
+        gd_attr_set_string(node, "padding", "SAME");
+        tfpi_status status;
+        CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, dims, want[max]);
+    }
 }
 
 /* A random range that holds 0 most of the time, but not always. */
@@ -239,8 +287,8 @@ static void check_one_conv(int trial)
     gb_graph *g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, d, 4, in);
     gb_const(g, "w", TFPI_QUINT8, wd, 4, w);
-    range_consts(g, "x", in_min, in_max);
-    range_consts(g, "w", w_min, w_max);
+    gb_range_consts(g, "x", in_min, in_max);
+    gb_range_consts(g, "w", w_min, w_max);
     Tfpi__NodeDef *node = gb_node(g, "QuantizedConv2D", "out", "x", "w", "x_min", "x_max", "w_min", "w_max", NULL);
     gd_attr_set_ints(node, "strides", (const int64_t[]){1, stride, stride, 1}, 4);
     gd_attr_set_string(node, "padding", same ? "SAME" : "VALID");
@@ -302,8 +350,8 @@ static void test_matmul_matches_naive_loop(void)
         gb_graph *g = gb_new();
         gb_const(g, "a", TFPI_QUINT8, ta ? (int64_t[]){k, m} : (int64_t[]){m, k}, 2, a);
         gb_const(g, "b", TFPI_QUINT8, tb ? (int64_t[]){n, k} : (int64_t[]){k, n}, 2, b);
-        range_consts(g, "a", a_min, a_max);
-        range_consts(g, "b", b_min, b_max);
+        gb_range_consts(g, "a", a_min, a_max);
+        gb_range_consts(g, "b", b_min, b_max);
         Tfpi__NodeDef *node = gb_node(g, "QuantizedMatMul", "out", "a", "b", "a_min", "a_max", "b_min", "b_max", NULL);
         gd_attr_set_bool(node, "transpose_a", ta);
         gd_attr_set_bool(node, "transpose_b", tb);
@@ -343,8 +391,8 @@ static void test_mul_and_add(void)
         gb_graph *g = gb_new();
         gb_const(g, "x", TFPI_QUINT8, xd, 3, x);
         gb_const(g, "y", TFPI_QUINT8, yd, 1, y);
-        range_consts(g, "x", -1, 3);
-        range_consts(g, "y", -0.5f, 0.25f);
+        gb_range_consts(g, "x", -1, 3);
+        gb_range_consts(g, "y", -0.5f, 0.25f);
         gb_node(g, add ? "QuantizedAdd" : "QuantizedMul", "out", "x", "y", "x_min", "x_max", "y_min", "y_max", NULL);
         tfpi_tensor *got[3];
         tfpi_status status;
@@ -383,8 +431,8 @@ static void test_concat_and_reshape(void)
     gb_const(g, "axis", TFPI_INT32, NULL, 0, &axis);
     gb_const(g, "x", TFPI_QUINT8, x_dims, 2, x);
     gb_const(g, "y", TFPI_QUINT8, y_dims, 2, y);
-    range_consts(g, "x", 0, 1);
-    range_consts(g, "y", 0, 2);
+    gb_range_consts(g, "x", 0, 1);
+    gb_range_consts(g, "y", 0, 2);
     gd_attr_set_int(gb_node(g, "QuantizedConcat", "out", "axis", "x", "y", "x_min", "y_min", "x_max", "y_max", NULL),
                     "N", 2);
     tfpi_tensor *got[3];
@@ -413,7 +461,7 @@ static void test_concat_and_reshape(void)
     g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, &flat, 1, x);
     gb_const(g, "shape", TFPI_INT32, &two, 1, shape);
-    range_consts(g, "x", -3, 3);
+    gb_range_consts(g, "x", -3, 3);
     gb_node(g, "QuantizedReshape", "out", "x", "shape", "x_min", "x_max", NULL);
     if (run3(g, 1, got, &status) != TFPI_OK) {
         CHECK_MSG(0, "%s", status.message);
@@ -434,7 +482,7 @@ static void test_resize_bilinear(void)
     gb_graph *g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, dims, 4, q);
     gb_const(g, "size", TFPI_INT32, &two, 1, size);
-    range_consts(g, "x", -1, 1);
+    gb_range_consts(g, "x", -1, 1);
     gb_node(g, "QuantizedResizeBilinear", "out", "x", "size", "x_min", "x_max", NULL);
     tfpi_status status;
     CHECK_TENSOR(op_run(g, 0, NULL, 1, &status), TFPI_QUINT8, 4, out_dims,
@@ -450,8 +498,8 @@ static void test_norms(void)
     gb_const(g, "t", TFPI_QUINT8, dims, 4, t);
     gb_const(g, "m", TFPI_QUINT8, &one, 1, &zero);
     gb_const(g, "v", TFPI_QUINT8, &one, 1, &full);
-    range_consts(g, "t", -1, 1);
-    range_consts(g, "u", 0, 1);
+    gb_range_consts(g, "t", -1, 1);
+    gb_range_consts(g, "u", 0, 1);
     gb_node(g, "QuantizedBatchNormWithGlobalNormalization", "out", "t", "t_min", "t_max", "m", "u_min", "u_max", "v",
             "u_min", "u_max", "m", "u_min", "u_max", "v", "u_min", "u_max", NULL);
     tfpi_tensor *got[3];
@@ -471,7 +519,7 @@ static void test_norms(void)
     int64_t x_dims[4] = {1, 1, 2, 2};
     g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, x_dims, 4, x);
-    range_consts(g, "x", 0, 2);
+    gb_range_consts(g, "x", 0, 2);
     gb_node(g, "QuantizedInstanceNorm", "out", "x", "x_min", "x_max", NULL);
     if (run3(g, 1, got, &status) == TFPI_OK) {
         /* channel 1 reaches only -+0.99919 (epsilon): -127.4 steps from the middle, code 1 */
@@ -492,7 +540,7 @@ static void check_range_error(float min, float max, const char *fragment)
     int64_t n = 2;
     gb_graph *g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, &n, 1, q);
-    range_consts(g, "x", min, max);
+    gb_range_consts(g, "x", min, max);
     gb_node(g, "QuantizedRelu", "out", "x", "x_min", "x_max", NULL);
     CHECK_FAILS(g, NULL, "out", "out", fragment);
     gb_free(g);
@@ -509,7 +557,7 @@ static void test_errors(void)
     gb_graph *g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, dims, 2, q);
     gb_const(g, "b", TFPI_QUINT8, &c, 1, q);
-    range_consts(g, "x", -1, 1);
+    gb_range_consts(g, "x", -1, 1);
     gb_node(g, "QuantizedBiasAdd", "out", "x", "b", "x_min", "x_max", "x_min", "x_max", NULL);
     CHECK_FAILS(g, NULL, "out", "out", "last dimension");
     gb_free(g);
@@ -517,7 +565,7 @@ static void test_errors(void)
     g = gb_new();
     gb_const(g, "x", TFPI_QUINT8, (int64_t[]){1, 1, 2, 3}, 4, q);
     gb_const(g, "w", TFPI_QUINT8, (int64_t[]){1, 1, 2, 1}, 4, q);
-    range_consts(g, "x", -1, 1);
+    gb_range_consts(g, "x", -1, 1);
     Tfpi__NodeDef *node = gb_node(g, "QuantizedConv2D", "out", "x", "w", "x_min", "x_max", "x_min", "x_max", NULL);
     gd_attr_set_ints(node, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
     gd_attr_set_string(node, "padding", "SAME");
@@ -542,8 +590,9 @@ int main(void)
     RUN(test_quantize_v2);
     RUN(test_dequantize_min_combined);
     RUN(test_bias_add);
+    RUN(test_bias_add_matches_formula);
     RUN(test_relu6_and_pools);
-    RUN(test_avg_pool_matches_integer_mean);
+    RUN(test_pools_match_integer_loops);
     RUN(test_conv_matches_naive_loop);
     RUN(test_matmul_matches_naive_loop);
     RUN(test_mul_and_add);

@@ -54,6 +54,8 @@ static const reduce_case reduce_cases[] = {
     {4, {3, 1, 5, 2}, 2, {0, 3}},
     {4, {2, 3, 4, 5}, 2, {1, 3}},
     {2, {0, 3}, 1, {0}},             /* empty reduction */
+    {2, {3, 101}, 1, {1}},           /* contiguous rows longer than Max/Min's lanes, with a tail */
+    {1, {1000}, 1, {0}},             /* a whole tensor, as quantize_nodes' Min and Max */
 };
 
 static double naive_identity(const char *op)

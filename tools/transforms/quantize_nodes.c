@@ -240,15 +240,11 @@ static void quantize_node(rw_graph *g, Tfpi__NodeDef *x, const quantizable *q, c
         deq_inputs[m] = xmalloc(size + 4);
         snprintf(deq_inputs[m], size + 4, "%s:%d", result, m);
     }
-    rw_set_data_inputs(x, (const char *const *)deq_inputs, 3);
+    rw_make_dequantize(x, (const char *const *)deq_inputs);
     /* its control inputs went to the quantized op */
     for (size_t k = 3; k < x->n_input; k++)
         free(x->input[k]);
     x->n_input = 3;
-    gd_attr_remove_all(x);
-    gd_set_string(&x->op, "Dequantize");
-    gd_attr_set_type(x, "T", TFPI_QUINT8);
-    gd_attr_set_string(x, "mode", "MIN_FIRST");
     for (int m = 0; m < 3; m++)
         free(deq_inputs[m]);
     for (int k = 0; k < inputs; k++)
@@ -276,12 +272,8 @@ static void quantize_placeholders(rw_graph *g, float min, float max)
         rw_replace_input(g->def, p->name, deq);
         add_float_const(g, min_name, min, p);
         add_float_const(g, max_name, max, p);
-        Tfpi__NodeDef *d = add_node(g, deq, "Dequantize", p);
-        gd_add_input(d, p->name);
-        gd_add_input(d, min_name);
-        gd_add_input(d, max_name);
-        gd_attr_set_type(d, "T", TFPI_QUINT8);
-        gd_attr_set_string(d, "mode", "MIN_FIRST");
+        const char *codes[3] = {p->name, min_name, max_name};
+        rw_make_dequantize(add_node(g, deq, "Dequantize", p), codes);
         gd_attr_set_type(p, "dtype", TFPI_QUINT8);
         free(min_name);
         free(max_name);

@@ -103,11 +103,7 @@ static void quantize_one(rw_graph *g, Tfpi__NodeDef *node, const tfpi_tensor *va
     /* The Const becomes the Dequantize, keeping its name and any control
      * inputs. */
     const char *inputs[3] = {q_name, min_name, max_name};
-    rw_set_data_inputs(node, inputs, 3);
-    gd_attr_remove_all(node);
-    gd_set_string(&node->op, "Dequantize");
-    gd_attr_set_type(node, "T", TFPI_QUINT8);
-    gd_attr_set_string(node, "mode", "MIN_FIRST");
+    rw_make_dequantize(node, inputs);
     free(q);
     free(q_name);
     free(min_name);

@@ -224,3 +224,12 @@ void rw_make_const(Tfpi__NodeDef *node, tfpi_dtype dtype, const int64_t *dims, i
     gd_attr_set_type(node, "dtype", dtype);
     gd_attr_set_tensor(node, "value", value);
 }
+
+void rw_make_dequantize(Tfpi__NodeDef *node, const char *const inputs[3])
+{
+    rw_set_data_inputs(node, inputs, 3);
+    gd_attr_remove_all(node);
+    gd_set_string(&node->op, "Dequantize");
+    gd_attr_set_type(node, "T", TFPI_QUINT8);
+    gd_attr_set_string(node, "mode", "MIN_FIRST");
+}

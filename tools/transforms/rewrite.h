@@ -71,5 +71,9 @@ char *rw_unique_name(const rw_graph *g, const char *base);
 bool rw_const_value(const Tfpi__NodeDef *node, tfpi_tensor *out, void **owned);
 /* Makes node a Const holding the given value (attrs dtype and value). */
 void rw_make_const(Tfpi__NodeDef *node, tfpi_dtype dtype, const int64_t *dims, int ndims, const void *data);
+/* Makes node a MIN_FIRST Dequantize of quint8 codes with their range
+ * (inputs: codes, min, max), as quantize_weights and quantize_nodes write
+ * them; its control inputs are kept. */
+void rw_make_dequantize(Tfpi__NodeDef *node, const char *const inputs[3]);
 
 #endif
