@@ -1,6 +1,6 @@
 /* src/core/ - what every stage shares: the tensor struct and its shape
  * helpers (this file), status messages, the thread pool, wrapping integer
- * arithmetic. Depends on nothing but the public tfpi.h.
+ * arithmetic, the profiling clock. Depends on nothing but the public tfpi.h.
  *
  * tensor.h - the tensor struct behind the public tfpi_tensor handle, shared
  * by the runtime and the kernels, and small shape helpers. */

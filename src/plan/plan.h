@@ -1,7 +1,8 @@
 /* src/plan/ - planning a session run: pruning to the fetches, preparing
  * kernels (shape inference), constant folding, fusing epilogues into their
- * producers and laying out the one activation arena. Uses the folders
- * below it; never src/run/.
+ * producers and laying out the one activation arena, running the steps;
+ * for graphs with control flow, the flow plan and its regions (static
+ * plans of their own). Uses the folders below it; never src/run/.
  *
  * plan.h - a session's plan for one set of feeds and fetches: the nodes the
  * fetches need in execution order, their prepared kernels, folded constants,
