@@ -114,7 +114,7 @@ static tfpi_code run_planned(tp_flow_plan *plan, tp_flow_region *r, tp_value *co
 {
     tp_plan *p = r->plan;
     for (int i = 0; i < r->num_inputs; i++)
-        if (p->nodes[p->feeds[i].node].needed && inputs[i]->t.dtype != TFPI_STRING)
+        if (p->nodes[p->feeds[i].node].needed && inputs[i]->t.dtype != TFPI_STRING && tp_byte_size(&inputs[i]->t))
             memcpy(tp_plan_tensor(p, p->feeds[i])->data, inputs[i]->t.data, tp_byte_size(&inputs[i]->t));
     if (plan->profiling && !r->timings && !(r->timings = calloc((size_t)p->num_steps + 1, sizeof *r->timings)))
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
