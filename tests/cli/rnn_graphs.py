@@ -42,28 +42,35 @@ def op(name, kind, inputs, **attrs):
     return Node(name, kind, list(inputs), {"T": F, **attrs})
 
 
+def concat_dense(p, suffix, inputs, axis, kernel, bias):
+    """ConcatV2(inputs) @ kernel + bias, the kernel and bias entered into the
+    loop: nodes <p>concat<suffix>, MatMul<suffix>, BiasAdd<suffix>."""
+    concat, matmul, bias_add = p + "concat" + suffix, p + "MatMul" + suffix, p + "BiasAdd" + suffix
+    return [Node(concat, "ConcatV2", inputs + [axis], {"T": F, "N": len(inputs), "Tidx": I32}),
+            enter(matmul + "/Enter", kernel, F, True),
+            op(matmul, "MatMul", [concat, matmul + "/Enter"], transpose_a=False, transpose_b=False),
+            enter(bias_add + "/Enter", bias, F, True),
+            op(bias_add, "BiasAdd", [matmul, bias_add + "/Enter"], data_format="NHWC")]
+
+
 def lstm_cell(scope, x, h, c, weights):
     """BasicLSTMCell: its Consts, the body nodes and the names of (new c, new h)."""
     kernel, bias = weights
     W = scope + "while/"
     p = W + "basic_lstm_cell/"
-    nodes = [const(p + "Const", 1, I32, W + "Identity"), const(p + "Const_1", 1.0, F, W + "Identity"),
-             Node(p + "concat", "ConcatV2", [x, h, p + "Const"], {"T": F, "N": 2, "Tidx": I32}),
-             enter(p + "MatMul/Enter", scope + "basic_lstm_cell/kernel", F, True),
-             op(p + "MatMul", "MatMul", [p + "concat", p + "MatMul/Enter"], transpose_a=False, transpose_b=False),
-             enter(p + "BiasAdd/Enter", scope + "basic_lstm_cell/bias", F, True),
-             op(p + "BiasAdd", "BiasAdd", [p + "MatMul", p + "BiasAdd/Enter"], data_format="NHWC"),
-             Node(p + "split", "Split", [p + "Const", p + "BiasAdd"], {"T": F, "num_split": 4}),
-             op(p + "Add", "Add", [p + "split:2", p + "Const_1"]),
-             op(p + "Sigmoid", "Sigmoid", [p + "Add"]),
-             op(p + "Mul", "Mul", [c, p + "Sigmoid"]),
-             op(p + "Sigmoid_1", "Sigmoid", [p + "split"]),
-             op(p + "Tanh", "Tanh", [p + "split:1"]),
-             op(p + "Mul_1", "Mul", [p + "Sigmoid_1", p + "Tanh"]),
-             op(p + "Add_1", "Add", [p + "Mul", p + "Mul_1"]),
-             op(p + "Tanh_1", "Tanh", [p + "Add_1"]),
-             op(p + "Sigmoid_2", "Sigmoid", [p + "split:3"]),
-             op(p + "Mul_2", "Mul", [p + "Tanh_1", p + "Sigmoid_2"])]
+    nodes = [const(p + "Const", 1, I32, W + "Identity"), const(p + "Const_1", 1.0, F, W + "Identity")]
+    nodes += concat_dense(p, "", [x, h], p + "Const", scope + "basic_lstm_cell/kernel", scope + "basic_lstm_cell/bias")
+    nodes += [Node(p + "split", "Split", [p + "Const", p + "BiasAdd"], {"T": F, "num_split": 4}),
+              op(p + "Add", "Add", [p + "split:2", p + "Const_1"]),
+              op(p + "Sigmoid", "Sigmoid", [p + "Add"]),
+              op(p + "Mul", "Mul", [c, p + "Sigmoid"]),
+              op(p + "Sigmoid_1", "Sigmoid", [p + "split"]),
+              op(p + "Tanh", "Tanh", [p + "split:1"]),
+              op(p + "Mul_1", "Mul", [p + "Sigmoid_1", p + "Tanh"]),
+              op(p + "Add_1", "Add", [p + "Mul", p + "Mul_1"]),
+              op(p + "Tanh_1", "Tanh", [p + "Add_1"]),
+              op(p + "Sigmoid_2", "Sigmoid", [p + "split:3"]),
+              op(p + "Mul_2", "Mul", [p + "Tanh_1", p + "Sigmoid_2"])]
     consts = [const(scope + "basic_lstm_cell/kernel", kernel), const(scope + "basic_lstm_cell/bias", bias)]
     return consts, nodes, p + "Add_1", p + "Mul_2"
 
@@ -73,26 +80,19 @@ def gru_cell(scope, x, h, c, weights):
     gate_kernel, gate_bias, candidate_kernel, candidate_bias = weights
     W = scope + "while/"
     p = W + "gru_cell/"
-    nodes = [const(p + "concat/axis", 1, I32, W + "Identity"), const(p + "one", 1.0, F, W + "Identity"),
-             Node(p + "concat", "ConcatV2", [x, h, p + "concat/axis"], {"T": F, "N": 2, "Tidx": I32}),
-             enter(p + "MatMul/Enter", scope + "gru_cell/gates/kernel", F, True),
-             op(p + "MatMul", "MatMul", [p + "concat", p + "MatMul/Enter"], transpose_a=False, transpose_b=False),
-             enter(p + "BiasAdd/Enter", scope + "gru_cell/gates/bias", F, True),
-             op(p + "BiasAdd", "BiasAdd", [p + "MatMul", p + "BiasAdd/Enter"], data_format="NHWC"),
-             op(p + "Sigmoid", "Sigmoid", [p + "BiasAdd"]),
-             Node(p + "split", "Split", [p + "concat/axis", p + "Sigmoid"], {"T": F, "num_split": 2}),
-             op(p + "mul", "Mul", [p + "split", h]),
-             Node(p + "concat_1", "ConcatV2", [x, p + "mul", p + "concat/axis"], {"T": F, "N": 2, "Tidx": I32}),
-             enter(p + "MatMul_1/Enter", scope + "gru_cell/candidate/kernel", F, True),
-             op(p + "MatMul_1", "MatMul", [p + "concat_1", p + "MatMul_1/Enter"], transpose_a=False,
-                transpose_b=False),
-             enter(p + "BiasAdd_1/Enter", scope + "gru_cell/candidate/bias", F, True),
-             op(p + "BiasAdd_1", "BiasAdd", [p + "MatMul_1", p + "BiasAdd_1/Enter"], data_format="NHWC"),
-             op(p + "Tanh", "Tanh", [p + "BiasAdd_1"]),
-             op(p + "mul_1", "Mul", [p + "split:1", h]),
-             op(p + "sub", "Sub", [p + "one", p + "split:1"]),
-             op(p + "mul_2", "Mul", [p + "sub", p + "Tanh"]),
-             op(p + "add", "Add", [p + "mul_1", p + "mul_2"])]
+    axis = p + "concat/axis"
+    nodes = [const(axis, 1, I32, W + "Identity"), const(p + "one", 1.0, F, W + "Identity")]
+    nodes += concat_dense(p, "", [x, h], axis, scope + "gru_cell/gates/kernel", scope + "gru_cell/gates/bias")
+    nodes += [op(p + "Sigmoid", "Sigmoid", [p + "BiasAdd"]),
+              Node(p + "split", "Split", [axis, p + "Sigmoid"], {"T": F, "num_split": 2}),
+              op(p + "mul", "Mul", [p + "split", h])]
+    nodes += concat_dense(p, "_1", [x, p + "mul"], axis, scope + "gru_cell/candidate/kernel",
+                          scope + "gru_cell/candidate/bias")
+    nodes += [op(p + "Tanh", "Tanh", [p + "BiasAdd_1"]),
+              op(p + "mul_1", "Mul", [p + "split:1", h]),
+              op(p + "sub", "Sub", [p + "one", p + "split:1"]),
+              op(p + "mul_2", "Mul", [p + "sub", p + "Tanh"]),
+              op(p + "add", "Add", [p + "mul_1", p + "mul_2"])]
     consts = [const(scope + "gru_cell/gates/kernel", gate_kernel), const(scope + "gru_cell/gates/bias", gate_bias),
               const(scope + "gru_cell/candidate/kernel", candidate_kernel),
               const(scope + "gru_cell/candidate/bias", candidate_bias)]
