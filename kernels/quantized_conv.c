@@ -364,7 +364,9 @@ static tfpi_code qmatmul_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_quantized_conv[] = {
-    TP_KERNEL_ABSORBING("QuantizedConv2D", qconv_prepare, qconv_run, release_product, TP_OUTPUTS(3), absorb_into_product),
-    TP_KERNEL_ABSORBING("QuantizedMatMul", qmatmul_prepare, qmatmul_run, release_product, TP_OUTPUTS(3), absorb_into_product),
+    TP_KERNEL_ABSORBING("QuantizedConv2D", qconv_prepare, qconv_run, release_product, TP_OUTPUTS(3),
+                        absorb_into_product),
+    TP_KERNEL_ABSORBING("QuantizedMatMul", qmatmul_prepare, qmatmul_run, release_product, TP_OUTPUTS(3),
+                        absorb_into_product),
     TP_KERNELS_END,
 };

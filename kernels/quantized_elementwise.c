@@ -134,18 +134,44 @@ typedef struct binary_job {
     bool add;
     uint32_t x_zero, y_zero;   /* Mul */
     uint32_t wx[256], wy[256]; /* Add: each code's qint32 value */
+    /* Add where neither mapping clamps: wx[q] + wy[r] = base + q * x_scale + r * y_scale (mod 2^32) */
+    bool linear;
+    uint32_t base, x_scale, y_scale;
 } binary_job;
+
+enum { BLOCK = 64 }; /* a fixed trip count lets -O2 vectorize */
+
+/* Whether the widener's codes 0..255 stay inside int32 (no clamp): it is
+ * linear, so its ends tell. */
+static bool widens_linearly(const tp_q_widener *w)
+{
+    return w->c0 >= INT32_MIN && w->c0 <= INT32_MAX && w->c0 + 255 * w->step >= INT32_MIN &&
+           w->c0 + 255 * w->step <= INT32_MAX;
+}
+
+/* BLOCK sums of linearly widened codes (job->linear). */
+static void add_block(const binary_job *job, const uint8_t *restrict x, const uint8_t *restrict y,
+                      int32_t *restrict out)
+{
+    const uint32_t base = job->base, x_scale = job->x_scale, y_scale = job->y_scale;
+    for (int j = 0; j < BLOCK; j++)
+        out[j] = (int32_t)(base + x[j] * x_scale + y[j] * y_scale);
+}
 
 static void binary_run_span(void *arg, int64_t out_offset, const int64_t *in_offsets, int64_t length)
 {
     const binary_job *job = arg;
     const uint8_t *x = job->x + in_offsets[0], *y = job->y + in_offsets[1];
     int32_t *out = job->out + out_offset;
+    int64_t i = 0;
+    if (job->add && job->linear && job->x_step == 1 && job->y_step == 1)
+        for (; i + BLOCK <= length; i += BLOCK)
+            add_block(job, x + i, y + i, out + i);
     if (job->add)
-        for (int64_t i = 0; i < length; i++)
+        for (; i < length; i++)
             out[i] = (int32_t)(job->wx[x[i * job->x_step]] + job->wy[y[i * job->y_step]]);
     else
-        for (int64_t i = 0; i < length; i++)
+        for (; i < length; i++)
             out[i] = (int32_t)(((uint32_t)x[i * job->x_step] - job->x_zero) * ((uint32_t)y[i * job->y_step] - job->y_zero));
 }
 
@@ -174,6 +200,10 @@ static tfpi_code binary_run(tp_op_ctx *ctx, bool add)
             job.wx[q] = (uint32_t)tp_q_widen(&wx, q);
             job.wy[q] = (uint32_t)tp_q_widen(&wy, q);
         }
+        job.linear = widens_linearly(&wx) && widens_linearly(&wy);
+        job.base = job.wx[0] + job.wy[0];
+        job.x_scale = (uint32_t)wx.step;
+        job.y_scale = (uint32_t)wy.step;
     } else {
         job.x_zero = (uint32_t)tp_q_f2qu(0.0, x_min, x_max, u8);
         job.y_zero = (uint32_t)tp_q_f2qu(0.0, y_min, y_max, u8);

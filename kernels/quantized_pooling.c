@@ -42,8 +42,9 @@ enum { CHANNEL_BLOCK = 64 }; /* channels pooled together: a fixed width -O2 vect
  * [fx0, fx1) of in, the window's top-left tap's first channel at offset
  * `origin` (in the padding, maybe before in), rows row_stride and taps
  * `channels` apart. */
-static inline void pool_channels(const uint8_t *in, int64_t origin, int64_t row_stride, int64_t channels, int64_t fy0, int64_t fy1,
-                                 int64_t fx0, int64_t fx1, int width, bool average, uint8_t *out)
+static inline void pool_channels(const uint8_t *in, int64_t origin, int64_t row_stride, int64_t channels,
+                                 int64_t fy0, int64_t fy1, int64_t fx0, int64_t fx1, int width, bool average,
+                                 uint8_t *out)
 {
     int32_t acc[CHANNEL_BLOCK] = {0}; /* codes are >= 0, so 0 also starts a max */
     for (int64_t fy = fy0; fy < fy1; fy++)
@@ -93,7 +94,8 @@ static tfpi_code qpool_run(tp_op_ctx *ctx, bool average)
                 uint8_t *o = out + ((b * p->out_h + oy) * p->out_w + ox) * channels;
                 int64_t c = 0;
                 for (; c + CHANNEL_BLOCK <= channels; c += CHANNEL_BLOCK)
-                    pool_channels(in, origin + c, row_stride, channels, fy0, fy1, fx0, fx1, CHANNEL_BLOCK, average, o + c);
+                    pool_channels(in, origin + c, row_stride, channels, fy0, fy1, fx0, fx1, CHANNEL_BLOCK, average,
+                                  o + c);
                 if (c < channels)
                     pool_channels(in, origin + c, row_stride, channels, fy0, fy1, fx0, fx1, (int)(channels - c),
                                   average, o + c);

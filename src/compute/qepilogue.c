@@ -155,8 +155,8 @@ void tp_qepilogue_rows(const tp_qepilogue *e, const void *in, int64_t first_row,
     const int64_t step = block_rows(e);
     for (int64_t r = 0; r < rows; r += step) {
         const int64_t n = (rows - r < step ? rows - r : step) * e->channels;
-        run_block(e, (const char *)in + (size_t)(r * e->channels) * e->in_size, n, (char *)out->data + (size_t)((first_row + r) * e->channels) * size,
-                  scratch);
+        const char *from = (const char *)in + (size_t)(r * e->channels) * e->in_size;
+        run_block(e, from, n, (char *)out->data + (size_t)((first_row + r) * e->channels) * size, scratch);
     }
 }
 

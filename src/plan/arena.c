@@ -30,7 +30,10 @@ typedef struct layout {
 
 static int tensor_id(const layout *l, tp_edge e) { return l->tensor_base[e.node] + e.index; }
 
-static size_t aligned_bytes(const tfpi_tensor *t) { return (tp_byte_size(t) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
+static size_t aligned_bytes(const tfpi_tensor *t)
+{
+    return (tp_byte_size(t) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+}
 
 static int new_buffer(layout *l, const tfpi_tensor *t, int step)
 {

@@ -420,6 +420,55 @@ static void test_mul_and_add(void)
     }
 }
 
+/* QuantizedAdd of same-shape operands (vectorized blocks of 64 and a tail)
+ * over random codes and ranges: quantized.md 3.6's Map8to32 of each,
+ * added with int32 wrap-around. */
+static void test_add_same_shapes(void)
+{
+    enum { N = 150 };
+    const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8), *i32 = tp_qtype_of(TFPI_QINT32);
+    uint8_t x[N], y[N];
+    int64_t dims[1] = {N};
+    srand(32);
+    for (int trial = 0; trial < 20; trial++) {
+        for (int i = 0; i < N; i++) {
+            x[i] = random_code();
+            y[i] = random_code();
+        }
+        float r[4];
+        random_range(&r[0], &r[1]);
+        random_range(&r[2], &r[3]);
+        gb_graph *g = gb_new();
+        gb_const(g, "x", TFPI_QUINT8, dims, 1, x);
+        gb_const(g, "y", TFPI_QUINT8, dims, 1, y);
+        gb_range_consts(g, "x", r[0], r[1]);
+        gb_range_consts(g, "y", r[2], r[3]);
+        gb_node(g, "QuantizedAdd", "out", "x", "y", "x_min", "x_max", "y_min", "y_max", NULL);
+        tfpi_tensor *got[3];
+        tfpi_status status;
+        if (run3(g, 1, got, &status) != TFPI_OK) {
+            CHECK_MSG(0, "%s", status.message);
+            continue;
+        }
+        float big = (float)(fmaxf(fabsf(fminf(r[0], r[2])), fabsf(fmaxf(r[1], r[3]))) * 16384.0f);
+        const int32_t *z = tfpi_tensor_data(got[0]);
+        int bad = 0;
+        for (int i = 0; i < N; i++) {
+            int64_t sum = 0;
+            for (int k = 0; k < 2; k++) {
+                const float min = r[2 * k], max = r[2 * k + 1];
+                int64_t c0 = tp_q_f2qu(tp_q_q2f(0, min, max, u8), -big, big, i32);
+                int64_t c1 = tp_q_f2qu(tp_q_q2f(1, min, max, u8), -big, big, i32);
+                int64_t v = c0 + (k ? y[i] : x[i]) * (int64_t)(int32_t)(c1 - c0);
+                sum += v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
+            }
+            bad += z[i] != (int32_t)(uint32_t)(uint64_t)sum;
+        }
+        CHECK_MSG(bad == 0, "add trial %d: %d of %d differ", trial, bad, N);
+        free3(got);
+    }
+}
+
 static void test_concat_and_reshape(void)
 {
     /* [0,1] and [0,2] codes joined on axis 1: the output range is [0,2]; the first input's codes are
@@ -596,6 +645,7 @@ int main(void)
     RUN(test_conv_matches_naive_loop);
     RUN(test_matmul_matches_naive_loop);
     RUN(test_mul_and_add);
+    RUN(test_add_same_shapes);
     RUN(test_concat_and_reshape);
     RUN(test_resize_bilinear);
     RUN(test_norms);
