@@ -54,6 +54,6 @@ static tfpi_code assert_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_assert[] = {
-    TP_KERNEL("Assert", assert_prepare, assert_run, NULL, 0),
+    TP_KERNEL("Assert", assert_prepare, assert_run, NULL, TP_STATEFUL), /* stateful in TF too: never folded or skipped */
     TP_KERNELS_END,
 };

@@ -123,6 +123,11 @@ int tp_op_output_count(const Tfpi__NodeDef *def, const tp_kernel *kernel);
  * input types, no inputs into a Const; runs before the kernel's prepare. */
 tfpi_code tp_check_node_signature(tp_op_ctx *ctx);
 
+/* Runs kernel on ctx - unless it has outputs, every one of them is empty
+ * and it is neither stateful, an alias nor control flow: an output such as
+ * [1, 2^31, 2^31, 0] is no work, whatever loops the kernel would walk. */
+tfpi_code tp_kernel_run(const tp_kernel *kernel, tp_op_ctx *ctx);
+
 /* ---- errors: "node 'NAME' (OP): message" ---- */
 tfpi_code tp_fail(tp_op_ctx *ctx, tfpi_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -50,6 +50,14 @@ tfpi_code tp_expect_known(tp_op_ctx *ctx, int input)
     return TFPI_OK;
 }
 
+tfpi_code tp_kernel_run(const tp_kernel *kernel, tp_op_ctx *ctx)
+{
+    bool empty = ctx->num_outputs > 0 && !(kernel->flags & (TP_STATEFUL | TP_ALIAS_INPUT0 | TP_CONTROL_FLOW));
+    for (int o = 0; empty && o < ctx->num_outputs; o++)
+        empty = tp_num_elements(&ctx->outputs[o]) == 0;
+    return empty ? TFPI_OK : kernel->run(ctx);
+}
+
 tfpi_code tp_expect_within_budget(tp_op_ctx *ctx, int64_t count, size_t item_bytes, const char *what)
 {
     int64_t bytes;

@@ -176,7 +176,7 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
             out[o].data = outputs[o]->t.data;
     }
     if (code == TFPI_OK && !all_prepared)
-        code = k->run(&ctx);
+        code = tp_kernel_run(k, &ctx);
     for (int o = 0; code == TFPI_OK && o < fn->num_outputs; o++) {
         if (!outputs[o]) {
             if (!(outputs[o] = wrap_prepared(plan, node, inputs, gn->num_inputs, o, &out[o], status)))

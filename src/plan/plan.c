@@ -293,7 +293,7 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
             if (!out[o].data && ((code = tp_plan_charge(plan, index, o, tp_byte_size(&out[o]), status)) != TFPI_OK ||
                                  (code = tp_tensor_alloc(&out[o], status)) != TFPI_OK))
                 return code;
-        if ((code = pn->kernel->run(&pn->ctx)) != TFPI_OK)
+        if ((code = tp_kernel_run(pn->kernel, &pn->ctx)) != TFPI_OK)
             return code;
         /* Kernels copy string elements by reference; a folded output
          * outlives the plan's inputs' lifetimes, so it takes its own bytes. */

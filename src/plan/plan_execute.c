@@ -11,7 +11,7 @@ tfpi_code tp_plan_execute(tp_plan *plan, tfpi_node_profile *profile, tfpi_status
         if (pn->fused)
             continue;
         double start = profile ? tp_now_us() : 0;
-        tfpi_code code = pn->kernel->run(&pn->ctx);
+        tfpi_code code = tp_kernel_run(pn->kernel, &pn->ctx);
         if (code != TFPI_OK) {
             *status = plan->status;
             return code;

@@ -131,6 +131,26 @@ TOO_LARGE = "(too large|overflow|exceeds|memory budget)"
 
 def size_cases(c):
     """Shapes whose element count or byte size overflows or is absurd."""
+    # empty tensors with huge other dims are no work (fuzz_graphdef: DepthToSpace of [1,1,1,0] with block
+    # 2^31 walked 2^62 empty pixels; pools, depthwise, batch norm, Pad, CropAndResize and SpaceToBatchND alike)
+    empty = Node("x", "Const", [], {"dtype": FLOAT, "value": raw_tensor(1, [1, 1 << 30, 1 << 30, 0], content=b"")})
+    huge_empty = r"y: float \[1,1073741824,1073741824,0\]$"
+    c.output("depth_to_space_empty_block_2p31", [const("x", np.zeros((1, 1, 1, 0), np.float32)),
+                                                  node("y", "DepthToSpace", ["x"], T=FLOAT, block_size=1 << 31)],
+             r"y: float \[1,2147483648,2147483648,0\]$")
+    c.output("max_pool_empty_2p30", [empty, node("y", "MaxPool", ["x"], T=FLOAT, ksize=[1, 1, 1, 1],
+                                                  strides=[1, 1, 1, 1], padding="SAME")], huge_empty)
+    c.output("depthwise_empty_2p30", [empty, Node("f", "Const", [], {"dtype": FLOAT, "value": raw_tensor(1, [1, 1, 0, 1],
+                                                                                                     content=b"")}),
+                                      node("y", "DepthwiseConv2dNative", ["x", "f"], T=FLOAT, strides=[1, 1, 1, 1],
+                                           padding="SAME")], huge_empty)
+    c.output("pad_empty_2p30", [empty, const("p", i32([[0, 0]] * 4)), node("y", "Pad", ["x", "p"], T=FLOAT)],
+             huge_empty)
+    c.output("crop_and_resize_empty_depth", [const("x", np.zeros((1, 1, 1, 0), np.float32)),
+                                             const("b", f32([[0, 0, 1, 1]])), const("i", i32([0])),
+                                             const("s", i32([2**31 - 1, 2**31 - 1])),
+                                             node("y", "CropAndResize", ["x", "b", "i", "s"], T=FLOAT)],
+             r"y: float \[1,2147483647,2147483647,0\]$")
     c.error("fill_2p31_squared", one_op("Fill", [i64([BIG, BIG]), f32(1)]), "node 'y'.*" + TOO_LARGE)
     c.error("fill_2p62x4", one_op("Fill", [i64([HUGE, 4]), f32(1)]), "node 'y'.*" + TOO_LARGE)
     c.error("fill_int64_max", one_op("Fill", [i64([2**63 - 1]), f32(1)]), "node 'y'.*" + TOO_LARGE)
