@@ -276,6 +276,16 @@ static tfpi_code reduce_run(tp_op_ctx *ctx)
         memcpy(out->data, in->data, tp_byte_size(in));
         return TFPI_OK;
     }
+    if (tp_num_elements(in) == 0) {
+        /* A reduced axis is empty: every output is the reducer's identity,
+         * with no pass (an intermediate could be far larger than the input:
+         * [2^20, 2^20, 0] over axes 0 and 2). r = 0: `in` is never read. */
+        reduce_job job = {.fn = state->reducer->fn, .in = out->data, .out = out->data, .r = 0, .inner = 1};
+        reduce_range(&job, 0, tp_num_elements(out));
+        if (state->mean)
+            divide_by_count(out, state->reduced_count);
+        return TFPI_OK;
+    }
     void *scratch[2] = {NULL, NULL};
     if (passes > 1) { /* the first pass makes the largest intermediate */
         size_t bytes = tp_byte_size(in);

@@ -146,6 +146,13 @@ def size_cases(c):
                                            padding="SAME")], huge_empty)
     c.output("pad_empty_2p30", [empty, const("p", i32([[0, 0]] * 4)), node("y", "Pad", ["x", "p"], T=FLOAT)],
              huge_empty)
+    # fuzz_graphdef: Max over an empty axis wrote its first pass into a 1-byte scratch buffer
+    c.output("max_over_empty_axis", [const("x", np.zeros((61, 3, 29, 0), np.int64)), const("a", i64([1, 3, 3, 0])),
+                                     node("y", "Max", ["x", "a"], T=INT64, Tidx=INT64)],
+             r"y: int64 \[29\] -9223372036854775808 -9223372036854775808 ")
+    c.output("mean_over_empty_axis_2p20", [Node("x", "Const", [], {"dtype": FLOAT, "value": raw_tensor(
+        1, [1 << 20, 1 << 20, 0], content=b"")}), const("a", i32([0, 2])),
+        node("y", "Mean", ["x", "a"], T=FLOAT, Tidx=INT32)], r"y: float \[1048576\] -?nan -?nan ")
     c.output("crop_and_resize_empty_depth", [const("x", np.zeros((1, 1, 1, 0), np.float32)),
                                              const("b", f32([[0, 0, 1, 1]])), const("i", i32([0])),
                                              const("s", i32([2**31 - 1, 2**31 - 1])),
