@@ -57,8 +57,6 @@ static tfpi_code crop_run(tp_op_ctx *ctx)
     const int64_t h = image->dims[1], w = image->dims[2], depth = image->dims[3];
     const int64_t ch = out->dims[1], cw = out->dims[2];
     float extrapolation = tp_attr_float(ctx->def, "extrapolation_value", 0);
-    if (tp_num_elements(out) == 0) /* depth 0: a huge crop_size is no work */
-        return TFPI_OK;
     char method[16];
     bool nearest = strcmp(tp_attr_string(ctx->def, "method", method, sizeof method, "bilinear"), "nearest") == 0;
     float *o = out->data;

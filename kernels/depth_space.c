@@ -46,8 +46,6 @@ static tfpi_code depth_space_run(tp_op_ctx *ctx)
     size_t elem = tfpi_dtype_size(space->dtype), run = (size_t)c * elem;
     char *space_data = to_space ? ctx->outputs[0].data : ctx->inputs[0]->data;
     char *depth_data = to_space ? ctx->inputs[0]->data : ctx->outputs[0].data;
-    if (tp_num_elements(space) == 0) /* no channels: [1, 2^31, 2^31, 0] is no work */
-        return TFPI_OK;
     for (int64_t n = 0; n < space->dims[0]; n++)
         for (int64_t y = 0; y < space->dims[1]; y++)
             for (int64_t x = 0; x < space->dims[2]; x++) {

@@ -149,8 +149,6 @@ static int64_t source_row(const space_batch_state *s, const int64_t *at)
 static tfpi_code space_batch_run(tp_op_ctx *ctx)
 {
     const space_batch_state *s = ctx->state;
-    if (tp_num_elements(&ctx->outputs[0]) == 0) /* empty rows: huge paddings are no work */
-        return TFPI_OK;
     int64_t rows = 1, at[TFPI_MAX_DIMS] = {0};
     for (int d = 0; d <= s->m; d++)
         rows *= s->out_dims[d];
