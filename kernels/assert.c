@@ -54,6 +54,7 @@ static tfpi_code assert_run(tp_op_ctx *ctx)
 }
 
 const tp_kernel tp_kernels_assert[] = {
-    TP_KERNEL("Assert", assert_prepare, assert_run, NULL, TP_STATEFUL), /* stateful in TF too: never folded or skipped */
+    /* stateful, as in TF: never folded, and run even though it outputs nothing */
+    TP_KERNEL("Assert", assert_prepare, assert_run, NULL, TP_STATEFUL),
     TP_KERNELS_END,
 };

@@ -65,7 +65,8 @@ tfpi_code tp_expect_within_budget(tp_op_ctx *ctx, int64_t count, size_t item_byt
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%lld %s are too many", (long long)count, what);
     /* the budget first: the same message on 32- and 64-bit targets */
     if (ctx->max_bytes && (uint64_t)bytes > ctx->max_bytes)
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "%lld %s need %lld bytes, over the memory budget of %llu bytes (max_memory)",
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY,
+                       "%lld %s need %lld bytes, over the memory budget of %llu bytes (max_memory)",
                        (long long)count, what, (long long)bytes, (unsigned long long)ctx->max_bytes);
     if ((uint64_t)bytes > SIZE_MAX / 2)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%lld %s are too many", (long long)count, what);

@@ -218,10 +218,10 @@ static tfpi_code mixed_frames(const tp_flow_plan *plan, int n, int a, int b, tfp
     return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                            "The node '%s' has inputs from different frames. The input '%s' is in frame '%s'. The "
                            "input '%s' is in frame '%s'.",
-                           g->nodes[n].def->name, g->nodes[a].def->name, plan->frames[tp_flow_output_frame(plan, a)].name,
-                           g->nodes[b].def->name, plan->frames[tp_flow_output_frame(plan, b)].name);
+                           g->nodes[n].def->name, g->nodes[a].def->name,
+                           plan->frames[tp_flow_output_frame(plan, a)].name, g->nodes[b].def->name,
+                           plan->frames[tp_flow_output_frame(plan, b)].name);
 }
-
 
 /* The frame of every node, in order (frame_name of the Enters, with the
  * frame rules of the file comment). */
