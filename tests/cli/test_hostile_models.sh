@@ -33,6 +33,14 @@ expect_error "summarize_graph: attribute values nested 5000 deep" "nested_func_5
     summarize_graph --in_graph="$nested"
 expect_error "print_required_ops: attribute values nested 5000 deep" "nested_func_5000.pb: .*nest more than 100 levels" \
     print_required_ops --graph="$nested"
+# A 100,000-node text graph: its node array grew one element at a time (20 s under ASan).
+"$PY" -c 'import sys
+sys.stdout.write("node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n")
+for i in range(100000):
+    sys.stdout.write("node { name: \"n%d\" op: \"Neg\" input: \"%s\" }\n" % (i, "n%d" % (i - 1) if i else "x"))' \
+    >"$CLI_TMP/chain_100000.pbtxt"
+expect_output "summarize_graph: a 100,000-node .pbtxt" "Op types used: 100000 Neg, 1 Placeholder" \
+    summarize_graph --in_graph="$CLI_TMP/chain_100000.pbtxt"
 # The limit flags: bad values are flag errors; the image limit applies to the input image too.
 TD=${TFPI_TESTDATA:-../shared/testdata}
 expect_error "--max_memory with an unknown suffix" "invalid value '12Q' for flag --max_memory" \
