@@ -63,13 +63,19 @@ static const char *kind_name(Tfpi__AttrValue__ValueCase kind)
     }
 }
 
+/* The ops whose T is a list of types (TensorFlow's list(type) attribute). */
+static bool t_is_a_type_list(const char *op)
+{
+    return !strcmp(op, "IdentityN") || !strcmp(op, "Assert");
+}
+
 static tfpi_code check_attr_kinds(tp_op_ctx *ctx)
 {
     for (size_t k = 0; k < sizeof attr_kinds / sizeof attr_kinds[0]; k++) {
         const Tfpi__AttrValue *a = tp_attr(ctx->def, attr_kinds[k].name);
         if (a && a->value_case != attr_kinds[k].kind && !(a->value_case == TFPI__ATTR_VALUE__VALUE_LIST &&
                                                            attr_kinds[k].kind == TFPI__ATTR_VALUE__VALUE_TYPE &&
-                                                           !strcmp(ctx->def->op, "IdentityN")))
+                                                           t_is_a_type_list(ctx->def->op)))
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute '%s' is %s, expected %s", attr_kinds[k].name,
                            kind_name(a->value_case), kind_name(attr_kinds[k].kind));
     }
