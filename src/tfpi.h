@@ -203,6 +203,17 @@ void tfpi_session_set_profiling(tfpi_session *session, int enabled);
  * a graph with control flow: the nodes its static plans (regions) ran; the
  * ones the dynamic executor runs one at a time are not timed. */
 int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **nodes);
+/* The outputs of record `node` of the last run's profile: how many, and
+ * output k's dtype and shape (its rank is returned, at most max_dims sizes
+ * written; -1 if there is no such output). benchmark_model --show_sizes. */
+int tfpi_session_profile_num_outputs(const tfpi_session *session, int node);
+int tfpi_session_profile_output(const tfpi_session *session, int node, int k, tfpi_dtype *dtype,
+                                int64_t *dims, int max_dims);
+/* Drops the session's plan: the next run plans again, as a run with other
+ * feed shapes or other string feeds does (a string feed is planned with:
+ * what depends only on it is computed while planning). benchmark_model
+ * times a string-fed graph this way, as a run on a new input costs. */
+void tfpi_session_reset(tfpi_session *session);
 /* Bytes of the current plan's activation arena (0 before the first run);
  * for a graph with control flow, the sum of its regions' arenas. */
 size_t tfpi_session_arena_bytes(const tfpi_session *session);

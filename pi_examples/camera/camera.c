@@ -20,6 +20,8 @@
 #include "announce.h"
 #include "capture.h"
 #include "flags.h"
+#include "graph_inputs.h"
+#include "graphdef_io.h"
 #include "labels.h"
 #include "limit_flags.h"
 #include "model_flags.h"
@@ -90,6 +92,8 @@ static bool check_options(options *o, capture_source *source)
         problem = "--print_threshold must be a percentage (50) or a fraction (0.5)";
     else if (!(o->repeat_after >= 0.0f))
         problem = "--repeat_after must be 0 or more seconds";
+    else if (o->num_threads < -1 || o->num_threads > MAX_THREADS)
+        problem = "--num_threads must be -1 or 0 (one thread per core) or 1 to 1024";
     else if (o->frames < 0)
         problem = "--frames must be 0 (until stopped) or more";
     else if (o->speak_cmd && !*o->speak_cmd)
@@ -147,9 +151,12 @@ static bool open_run(const options *o, capture_source source, run *r)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (o->speak && !(r->speaker = speaker_new(o->speak_cmd ? o->speak_cmd : "flite -t", &status)))
         fprintf(stderr, "error: %s\n", status.message);
-    else if (!(r->graph = tfpi_graph_load_file(o->model.graph, &status)) ||
+    else if (!(r->graph = graphdef_load_model(o->model.graph, &status)) ||
              !(r->session = tfpi_session_new(r->graph, &session_options, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
+    else if (!o->detect && graph_inputs_check(r->graph, o->model.input_layer, dims, 4, "--input_layer",
+                                              "--input_width/--input_height"))
+        ; /* reported */
     else if (!(r->input = tfpi_tensor_new(TFPI_FLOAT, dims, 4, &status)))
         fprintf(stderr, "error: input tensor: %s\n", status.message);
     else if (!(r->camera = capture_open(source, &capture_options, &status)))
@@ -335,7 +342,7 @@ int main(int argc, char **argv)
         {"repeat_after", FLAG_FLOAT, &o.repeat_after,
          "seconds before the same label is announced again (0 = every frame)"},
         {"frames", FLAG_INT, &o.frames, "frames to label (0 = until stopped or frames end)"},
-        {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        NUM_THREADS_FLAG(o.num_threads),
         LIMIT_FLAGS(o.limits),
         {"speak", FLAG_BOOL, &o.speak, "speak each announced label (runs --speak_cmd)"},
         {"detect", FLAG_BOOL, &o.detect,

@@ -9,6 +9,7 @@
 
 #include "box_drawing.h"
 #include "flags.h"
+#include "graphdef_io.h"
 #include "object_detector.h"
 #include "png_writer.h"
 
@@ -47,7 +48,7 @@ static int detect(const options *o)
     int count = -1, rc = 1;
     if (labels_load(o->labels, &labels, &status) != TFPI_OK)
         fprintf(stderr, "error: --labels: %s\n", status.message);
-    else if (!(graph = tfpi_graph_load_file(o->graph, &status)))
+    else if (!(graph = graphdef_load_model(o->graph, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
     else if (tfpi_image_load(o->image, &image, &status) != TFPI_OK)
         fprintf(stderr, "error: --image: %s\n", status.message);
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
         {"labels", FLAG_STRING, &o.labels, "class names, one per line from class 0 (or index:name)"},
         {"image", FLAG_STRING, &o.image, "picture to look at (JPEG or PNG)"},
         {"threshold", FLAG_FLOAT, &o.threshold, "lowest score printed, 0 to 1"},
-        {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        NUM_THREADS_FLAG(o.num_threads),
         {"output", FLAG_STRING, &o.output, "also write the picture with the boxes drawn as this PNG file"},
     };
     const int num_flags = sizeof flags / sizeof flags[0];
@@ -86,6 +87,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --threshold must be between 0 and 1\n");
         rc = 1;
     }
+    if (rc == 0 && !flags_check_threads(o.num_threads))
+        rc = 1;
     if (rc == 0)
         rc = detect(&o);
     flags_free(flags, num_flags);

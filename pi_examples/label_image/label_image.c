@@ -13,6 +13,8 @@
 #include "data_path.h"
 #include "file_util.h"
 #include "flags.h"
+#include "graph_inputs.h"
+#include "graphdef_io.h"
 #include "labels.h"
 #include "limit_flags.h"
 #include "model_flags.h"
@@ -81,7 +83,7 @@ static tfpi_graph *load_encrypted(const char *path, const char *key_text, tfpi_s
 static tfpi_graph *load_graph(const options *o, const char *graph_path, tfpi_status *status)
 {
     return o->decrypt_key ? load_encrypted(graph_path, o->decrypt_key, status)
-                          : tfpi_graph_load_file(graph_path, status);
+                          : graphdef_load_model(graph_path, status);
 }
 
 /* The feed for the graph's input: the decoded, resized, normalised image,
@@ -93,6 +95,17 @@ static tfpi_tensor *input_tensor(const options *o, const tfpi_graph *graph, cons
     if (tfpi_graph_node_dtype(graph, o->model.input_layer) != TFPI_STRING)
         return image_tensor(o, path, status);
     return read_file_tensor(path, status);
+}
+
+/* --input_layer names a node, and the picture's [1,h,w,3] fits it (a
+ * graph fed the file's bytes takes any string). */
+static int check_input(const options *o, const tfpi_graph *graph)
+{
+    const classifier_model *m = &o->model;
+    int64_t dims[4] = {1, m->input_height, m->input_width, 3};
+    bool bytes = tfpi_graph_node_dtype(graph, m->input_layer) == TFPI_STRING;
+    return graph_inputs_check(graph, m->input_layer, bytes ? NULL : dims, 4, "--input_layer",
+                              "--input_width/--input_height");
 }
 
 static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *input, tfpi_status *status)
@@ -179,6 +192,8 @@ static int label_image(const options *o)
         fprintf(stderr, "error: --graph: %s\n", status.message);
     else if (is_detector(o, graph))
         rc = print_detections(o, graph, image_path, &labels, graph_path);
+    else if (check_input(o, graph))
+        ; /* reported */
     else if (!(input = input_tensor(o, graph, image_path, &status)))
         fprintf(stderr, "error: --image: %s\n", status.message);
     else if (!(scores = classify(o, graph, input, &status)))
@@ -211,7 +226,7 @@ int main(int argc, char **argv)
         CLASSIFIER_MODEL_FLAGS(o.model),
         {"self_test", FLAG_BOOL, &o.self_test, "check the default model's top label on grace_hopper.jpg"},
         {"root_dir", FLAG_STRING, &o.root_dir, "directory relative paths are taken from"},
-        {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        NUM_THREADS_FLAG(o.num_threads),
         LIMIT_FLAGS(o.limits),
         {"top_k", FLAG_INT, &o.top_k, "how many labels to print"},
         {"decrypt_key", FLAG_STRING, &o.decrypt_key, "the --graph was encrypted with tools/encrypt_model --key=this"},
@@ -223,6 +238,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --input_width and --input_height must be between 1 and 16384\n");
         rc = 1;
     }
+    if (rc == 0 && !flags_check_threads(o.num_threads))
+        rc = 1;
     if (rc == 0 && o.decrypt_key && !*o.decrypt_key) {
         fprintf(stderr, "error: --decrypt_key must not be empty\n");
         rc = 1;

@@ -11,12 +11,13 @@ frozen TensorFlow graph says less than a .tflite file does:
   the order of TFLite's detection post-processing, which detection scripts
   index by position.
 """
+import collections
+
 import numpy as np
 
 _RESIZE_OPS = {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea"}
 DETECTION_OUTPUTS = ["detection_boxes", "detection_classes", "detection_scores", "num_detections"]
 DEFAULT_DETECTION_SIZE = 300
-_SEARCH_LIMIT = 5000  # nodes visited downstream of an input
 
 
 def _const(graph, index, nodes):
@@ -31,9 +32,9 @@ def resize_target(graph, input_name, nodes=None, readers=None):
     nodes = nodes or graph.nodes()
     readers = readers if readers is not None else graph.readers()
     start = next((i for i, (name, _) in enumerate(nodes) if name == input_name), None)
-    queue, seen = [start], {start}
-    while queue and len(seen) < _SEARCH_LIMIT:
-        node = queue.pop(0)
+    queue, seen = collections.deque([start]), {start}
+    while queue:
+        node = queue.popleft()
         if nodes[node][1] in _RESIZE_OPS:
             inputs = graph.node_inputs(node)
             size = _const(graph, inputs[1] if len(inputs) > 1 else None, nodes)
