@@ -34,9 +34,12 @@ typedef struct options {
     bool self_test;
 } options;
 
-/* root_dir/path for relative paths when --root_dir is set; malloc'd. */
+/* root_dir/path for relative paths when --root_dir is set; malloc'd (NULL
+ * for a NULL path: no such file). */
 static char *with_root(const char *root, const char *path)
 {
+    if (!path)
+        return NULL;
     size_t n = strlen(root) + strlen(path) + 2;
     char *out = malloc(n);
     if (out)
@@ -120,7 +123,8 @@ static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *i
     return output;
 }
 
-static int print_top_labels(const options *o, const tfpi_tensor *scores, const label_list *labels)
+static int print_top_labels(const options *o, const tfpi_tensor *scores, const label_list *labels,
+                            const char *labels_path)
 {
     if (tfpi_tensor_dtype(scores) != TFPI_FLOAT || tfpi_tensor_num_elements(scores) < 1) {
         fprintf(stderr, "error: --output_layer=%s is not a float score vector\n", o->model.output_layer);
@@ -132,8 +136,11 @@ static int print_top_labels(const options *o, const tfpi_tensor *scores, const l
         return 1;
     const float *s = tfpi_tensor_const_data(scores);
     int count = top_k(s, n, o->top_k, best);
-    for (int i = 0; i < count; i++)
-        printf("%s (%d): %g\n", labels_name(labels, best[i]), best[i], (double)s[best[i]]);
+    labels_check_count(labels, labels_path, n);
+    for (int i = 0; i < count; i++) {
+        char name[32];
+        printf("%s (%d): %g\n", labels_name(labels, best[i], name, sizeof name), best[i], (double)s[best[i]]);
+    }
     int rc = 0;
     if (o->self_test) {
         rc = count > 0 && best[0] == SELF_TEST_INDEX ? 0 : 1;
@@ -184,9 +191,9 @@ static int label_image(const options *o)
     tfpi_tensor *input = NULL, *scores = NULL;
     tfpi_graph *graph = NULL;
     int rc = 1;
-    if (!image_path || !graph_path || !labels_path)
+    if (!image_path || !graph_path || (o->model.labels && !labels_path))
         fprintf(stderr, "error: out of memory\n");
-    else if (labels_load(labels_path, &labels, &status) != TFPI_OK)
+    else if (labels_path && labels_load(labels_path, &labels, &status) != TFPI_OK)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (!(graph = load_graph(o, graph_path, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
@@ -199,7 +206,7 @@ static int label_image(const options *o)
     else if (!(scores = classify(o, graph, input, &status)))
         fprintf(stderr, "error: --graph: %s: %s\n", graph_path, status.message);
     else
-        rc = print_top_labels(o, scores, &labels);
+        rc = print_top_labels(o, scores, &labels, labels_path);
     tfpi_graph_free(graph);
     tfpi_tensor_free(input);
     tfpi_tensor_free(scores);
@@ -239,6 +246,8 @@ int main(int argc, char **argv)
         rc = 1;
     }
     if (rc == 0 && !flags_check_threads(o.num_threads))
+        rc = 1;
+    if (rc == 0 && !classifier_model_check_defaults(&o.model, &o.image, "images/grace_hopper.jpg"))
         rc = 1;
     if (rc == 0 && o.decrypt_key && !*o.decrypt_key) {
         fprintf(stderr, "error: --decrypt_key must not be empty\n");
