@@ -19,6 +19,7 @@
 #                                             a folder from an earlier run is reused)
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.." || exit 1
+. tests/debian_root.sh
 ROOTS=${1:-$(mktemp -d /tmp/tfpi-wheel-roots.XXXXXX)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 export DEBIAN_FRONTEND=noninteractive
@@ -42,28 +43,14 @@ check_arch() {
         return
     fi
     result "$arch: make wheel TARGET=$target wrote $(basename "$wheel")" "$([ -f "$wheel" ] && echo yes)" "missing"
-    if [ ! -f "$R/.unpacked" ]; then
-        rm -rf "$R" "$state"
-        mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/etc"
-        echo "deb $MIRROR bookworm main" >"$state/etc/sources.list"
-        local apt=(apt-get -q -oAPT::Architecture="$arch" -oAPT::Architectures="$arch"
-            -oDir::State::Lists="$state/lists" -oDir::Cache="$state/cache" -oDir::State::status=/dev/null
-            -oDir::Etc::SourceList="$state/etc/sources.list" -oDir::Etc::SourceParts=/dev/null
-            -oAPT::Sandbox::User=root)
-        # With an empty dpkg status, --download-only fetches the whole closure.
-        if ! "${apt[@]}" update >"$state/update.log" 2>&1 ||
-            ! "${apt[@]}" install -y --download-only --no-install-recommends python3 python3-numpy python3-venv \
-                libprotobuf-c1 libjpeg62-turbo libpng16-16 zlib1g >"$state/download.log" 2>&1; then
-            result "$arch: packages from the Debian archive" no "see $state/*.log"
-            return
-        fi
-        for d in "$state/cache/archives"/*.deb; do dpkg-deb -x "$d" "$R"; done
-        # What update-alternatives would have linked for numpy.
-        for lib in blas lapack; do
-            [ -e "$R/usr/lib/$ma/lib$lib.so.3" ] || ln -s "$lib/lib$lib.so.3" "$R/usr/lib/$ma/lib$lib.so.3"
-        done
-        touch "$R/.unpacked"
+    if ! fetch_debian_root "$arch" "$R" "$state" --no-install-recommends python3 python3-numpy python3-venv \
+        libprotobuf-c1 libjpeg62-turbo libpng16-16 zlib1g; then
+        result "$arch: packages from the Debian archive" no "see $state/*.log"
+        return
     fi
+    for lib in blas lapack; do # what update-alternatives would have linked for numpy
+        [ -e "$R/usr/lib/$ma/lib$lib.so.3" ] || ln -s "$lib/lib$lib.so.3" "$R/usr/lib/$ma/lib$lib.so.3"
+    done
     local T=$ROOTS/run-$arch
     rm -rf "$T"
     mkdir -p "$T/elsewhere"

@@ -74,12 +74,15 @@ expect_error "a record that exists is not overwritten (TensorFlow's rule)" "run_
 expect_error "--benchmark_name without --output_prefix" "go together" benchmark_model $BM --benchmark_name=x
 
 SPEECH=$TD/speech_commands
-run_tool benchmark_model --graph="$SPEECH/conv_actions_frozen.pb" --input_layer=wav_data --input_layer_type=string \
-    --input_layer_shape= --input_layer_values=@"$SPEECH/yes.wav" --output_layer=labels_softmax --num_runs=3 \
-    --warmup_runs=1 --show_time=false --show_memory=false --show_summary=false
-min_us=$(sed -n 's/^count=3 first=[0-9]* curr=[0-9]* min=\([0-9]*\) .*/\1/p' "$CLI_TMP/out" | head -n 1)
-cli_result "a string input (a WAV file) is timed as a run on a new input: at least 1 ms, not the 0-1 us of a cached plan" \
-    "$([ "$rc" -eq 0 ] && [ -n "$min_us" ] && [ "$min_us" -ge 1000 ] && echo yes)" "exit $rc, min=$min_us us"
+if [ -z "$QEMU" ]; then # the same logic on every target; 9 s a run under qemu
+    run_tool benchmark_model --graph="$SPEECH/conv_actions_frozen.pb" --input_layer=wav_data \
+        --input_layer_type=string --input_layer_shape= --input_layer_values=@"$SPEECH/yes.wav" \
+        --output_layer=labels_softmax --num_runs=2 --warmup_runs=0 --show_time=false --show_memory=false \
+        --show_summary=false
+    min_us=$(sed -n 's/^count=2 first=[0-9]* curr=[0-9]* min=\([0-9]*\) .*/\1/p' "$CLI_TMP/out" | head -n 1)
+    cli_result "a string input (a WAV file) is timed as a run on a new input: every run at least 1 ms, not the 0-1 us of a cached plan" \
+        "$([ "$rc" -eq 0 ] && [ -n "$min_us" ] && [ "$min_us" -ge 1000 ] && echo yes)" "exit $rc, min=$min_us us"
+fi
 
 # ---- transform_graph ---------------------------------------------------------------
 run_tool transform_graph --in_graph="$M/frozen_graph.pb" --out_graph="$CLI_TMP/folded.pb" --inputs=input \

@@ -1,14 +1,21 @@
 """checks.py - what every tests/python/test_*.py uses: check() prints an
 "ok"/"FAIL" line, expect_error() checks a raised exception and its message,
-summary() prints "N passed, N failed" and exits non-zero on a failure.
+summary() prints "N passed, N failed" and exits non-zero on a failure;
+write_graph() writes a small graph made with tests/diff/graphdef.py.
 TOOL_ENV runs the C tools without python's sanitizer preload (they link
 their own runtime under SANITIZE=1)."""
 import os
 import re
+import shutil
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "diff"))
+from graphdef import encode_graph  # noqa: E402
 
 TOOL_ENV = {key: value for key, value in os.environ.items() if key != "LD_PRELOAD"}
 results = {"passed": 0, "failed": 0}
+TMP = tempfile.mkdtemp()  # the test's files; summary() removes it
 
 
 def check(name, ok, detail=""):
@@ -38,6 +45,15 @@ def run_groups(*tests):
             check(test.__name__, False, "%s: %s" % (type(e).__name__, e))
 
 
+def write_graph(name, nodes):
+    """Writes graphdef.py's nodes as TMP/name and returns the path."""
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(encode_graph(nodes))
+    return path
+
+
 def summary():
+    shutil.rmtree(TMP, ignore_errors=True)
     print("%d passed, %d failed" % (results["passed"], results["failed"]))
     sys.exit(1 if results["failed"] else 0)

@@ -11,15 +11,14 @@ outputs by test_tfpi.py) and numpy. Prints "ok"/"FAIL" lines and
 import gc
 import os
 import sys
-import tempfile
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "diff"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, expect_error, run_groups, summary  # noqa: E402
-from graphdef import DType, Node, Shape, TypedArray, encode_graph  # noqa: E402
+from checks import TMP, check, expect_error, run_groups, summary, write_graph  # noqa: E402
+from graphdef import DType, Node, Shape, TypedArray  # noqa: E402
 
 import tfpi  # noqa: E402
 import tfpi.interpreter as tflite  # noqa: E402
@@ -30,16 +29,8 @@ MODEL = os.path.join(TD, "mobilenet_v1_0.25_224", "frozen_graph.pb")
 SSD = os.path.join(TD, "detection", "ssd_aiy", "frozen_inference_graph.pb")
 OUTPUT = "MobilenetV1/Predictions/Reshape_1"
 IMAGE = os.path.join(TD, "images", "grace_hopper.jpg")
-TMP = tempfile.mkdtemp()
 TFLITE_KEYS = {"name", "index", "shape", "shape_signature", "dtype", "quantization", "quantization_parameters",
                "sparsity_parameters"}
-
-
-def write_graph(name, nodes):
-    path = os.path.join(TMP, name)
-    with open(path, "wb") as f:
-        f.write(encode_graph(nodes))
-    return path
 
 
 def mobilenet_input():

@@ -16,15 +16,13 @@ Prints "ok"/"FAIL" lines and "N passed, N failed".
 Run by tests/cli/test_python.sh with BIN set."""
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import cv2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import TOOL_ENV, check, run_groups, summary  # noqa: E402
+from checks import TMP, TOOL_ENV, check, run_groups, summary  # noqa: E402
 
 BIN = os.environ["BIN"]
 TD = os.environ.get("TFPI_TESTDATA", "../shared/testdata")
@@ -32,7 +30,6 @@ MOBILENET = os.path.join(TD, "mobilenet_v1_0.25_224")
 SSD = os.path.join(TD, "detection", "ssd_aiy")
 JPEG = os.path.join(TD, "images", "grace_hopper.jpg")
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tflite_scripts")
-TMP = tempfile.mkdtemp()
 IMPORTS = {"import tflite_runtime.interpreter as tflite": "import tfpi.interpreter as tflite",
            "from tflite_runtime.interpreter import Interpreter": "from tfpi.interpreter import Interpreter"}
 
@@ -116,5 +113,4 @@ def test_detection():
 
 
 run_groups(test_label_image, test_detection)
-shutil.rmtree(TMP)
 summary()

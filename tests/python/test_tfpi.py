@@ -11,19 +11,17 @@ PYTHONPATH=python set."""
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "diff"))
-from graphdef import DType, Node, Shape, encode_graph  # noqa: E402
+from graphdef import DType, Node, Shape  # noqa: E402
 
 import tfpi  # noqa: E402
-from checks import TOOL_ENV, check, run_groups, summary  # noqa: E402
+from checks import TMP, TOOL_ENV, check, run_groups, summary, write_graph  # noqa: E402
 from checks import expect_error as expect_any_error  # noqa: E402
 
 BIN = os.environ["BIN"]
@@ -31,7 +29,6 @@ TD = os.environ.get("TFPI_TESTDATA", "../shared/testdata")
 MODEL = "downloads/models/mobilenet_v1_0.25_224/frozen_graph.pb"
 IMAGE = "downloads/images/grace_hopper.jpg"
 OUTPUT = "MobilenetV1/Predictions/Reshape_1"
-TMP = tempfile.mkdtemp()
 
 
 def expect_error(name, pattern, fn, error=tfpi.TfpiError):
@@ -43,13 +40,6 @@ F32, F64, I32, U8, I16, I8, STR, I64, BOOL, U16, F16 = (DType(n) for n in (1, 2,
 
 def placeholder(name, dtype, dims):
     return Node(name, "Placeholder", [], {"dtype": dtype, "shape": Shape(dims)})
-
-
-def write_graph(name, nodes):
-    path = os.path.join(TMP, name)
-    with open(path, "wb") as f:
-        f.write(encode_graph(nodes))
-    return path
 
 
 def test_version():
@@ -306,5 +296,4 @@ def test_errors():
 
 run_groups(test_version, test_dtypes, test_string_decode, test_mobilenet, test_examples, test_two_threads,
            test_image_helpers, test_errors)
-shutil.rmtree(TMP)
 summary()
