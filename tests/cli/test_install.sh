@@ -137,6 +137,12 @@ else
     else
         cli_result "the installed Python module loads the installed libtfpi.so" no "$out"
     fi
+    if [ -z "${SANITIZE:-}" ] && [ "$BIN" = gen/linux/bin ]; then
+        out=$(env -u TFPI_LIBRARY PYTHONPATH=python /usr/bin/python3 -c \
+            'import os, tfpi, tfpi._library as l; print(tfpi.version(), os.path.relpath(l.lib._name))' 2>&1)
+        cli_result "in the build tree PYTHONPATH=python is enough: the module finds gen/linux/lib/libtfpi.so" \
+            "$([ "$out" = "$VERSION gen/linux/lib/libtfpi.so" ] && echo yes)" "$out"
+    fi
 fi
 
 if [ -z "${CROSS_PREFIX:-}" ] && [ "$PREFIX" = /usr/local ]; then

@@ -44,7 +44,7 @@ bool classifier_model_check_defaults(const classifier_model *m, const char **ima
 
 /* The tool_flag table entries that set the fields of the classifier_model m. */
 #define CLASSIFIER_MODEL_FLAGS(m)                                                                      \
-    {"graph", FLAG_STRING, &(m).graph, "frozen GraphDef (.pb)"},                                       \
+    {"graph", FLAG_STRING, &(m).graph, "frozen GraphDef (.pb, .pbtxt or memmapped)"},                                       \
         {"labels", FLAG_STRING, &(m).labels, "labels file (name or index:name per line; none: class numbers)"},             \
         {"input_width", FLAG_INT, &(m).input_width, "width the model expects"},                        \
         {"input_height", FLAG_INT, &(m).input_height, "height the model expects"},                     \
