@@ -8,7 +8,10 @@
 #                  and runs each for N seconds (or N executions)
 #   make bench     benchmarks the large models (see README)
 #   make install   [PREFIX=/usr/local] [DESTDIR=...]; make uninstall undoes it
+#   make install-strip  the same with the programs stripped
+#   make strip     strips this target's programs in gen/<target>/bin
 #   make deb       Debian packages for the TARGET (see packaging/)
+#   make wheel     the Python module as a wheel for the TARGET (see packaging/)
 #   make clean     removes gen/
 #
 # Every target builds into gen/<target>/{obj,lib,bin}; protoc-c output goes to
@@ -120,7 +123,7 @@ TEST_COMMON := $(wildcard tests/common/*.c)
 TEST_COMMON_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(TEST_COMMON))
 TEST_BINS := $(patsubst tests/unit/%.c,$(BIN)/tests/%,$(TEST_SRCS))
 
-.PHONY: all lib tools tests test bench clean install uninstall deb fuzz fuzzers
+.PHONY: all lib tools tests test bench clean install install-strip uninstall deb wheel strip fuzz fuzzers
 # Keep objects that pattern rules chain through (make would delete them).
 .SECONDARY:
 all: $(LIBTFPI) $(LIBTFPI_SO) $(TOOL_BINS)
@@ -265,7 +268,7 @@ $(BIN)/tests/%: $(OBJ)/tests/unit/%.o $(TEST_COMMON_OBJS) $(LIBTOOLS) $(LIBTFPI)
 
 # ---- run -------------------------------------------------------------------
 test: tests
-	BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) CC="$(CC)" CROSS_PREFIX="$(CROSS_PREFIX)" \
+	BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) CC="$(CC)" CROSS_PREFIX="$(CROSS_PREFIX)" WHEEL_PLATFORM=$(WHEEL_PLATFORM) \
 	    SYSROOT="$(SYSROOT)" MULTIARCH="$(MULTIARCH)" SANITIZE="$(SANITIZE)" $(INSTALL_ENV) \
 	    sh tests/run_tests.sh
 
@@ -304,14 +307,35 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
-PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+# Where python3 looks on Debian and Raspberry Pi OS: the shared dist-packages
+# for PREFIX=/usr (as the python3-tfpi package), else
+# PREFIX/lib/python3.X/dist-packages, X from this machine's python3
+# (/usr/local/lib/python3.X/dist-packages is on Debian's sys.path).
+PYTHON_VERSION = $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(or $(PYTHON_VERSION),3)/dist-packages)
+STRIP_PROGRAM := $(CROSS_PREFIX)strip
 INSTALL_ENV = BUILD=$(BUILD) PROGRAMS="$(TOOLS) $(EXAMPLES) camera" VERSION=$(VERSION) SONAME=$(SONAME) \
               PREFIX=$(PREFIX) BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
               DATADIR=$(DATADIR) PYTHONDIR=$(PYTHONDIR) DESTDIR="$(DESTDIR)"
 install: all
 	$(Q)$(INSTALL_ENV) sh packaging/install.sh install
+install-strip: all
+	$(Q)$(INSTALL_ENV) STRIP_PROGRAMS=$(STRIP_PROGRAM) sh packaging/install.sh install
 uninstall:
 	$(Q)$(INSTALL_ENV) sh packaging/install.sh uninstall
+
+# The programs without their symbols, in place: what goes to a board.
+strip: all
+	$(Q)$(STRIP_PROGRAM) $(TOOL_BINS) $(BIN)/camera
+	@ls -l $(TOOL_BINS) $(BIN)/camera | awk '{ print "  STRIPPED " $$5 " " $$NF }'
+
+# The Python module as a wheel carrying this target's libtfpi.so
+# (packaging/make_wheel.py), in gen/<target>/wheel/.
+WHEEL_PLATFORM := $(if $(filter armhf,$(DEBIAN_ARCH)),linux_armv7l,$(if $(filter arm64,$(DEBIAN_ARCH)),linux_aarch64,$(if $(CROSS_PREFIX),,linux_$(shell uname -m))))
+wheel: $(LIBTFPI_SO)
+	$(if $(WHEEL_PLATFORM),,$(error make wheel: no Python wheel platform for TARGET=$(TARGET) (armel); use PI, PI64, AARCH64 or LINUX))
+	$(Q)/usr/bin/python3 packaging/make_wheel.py --version $(VERSION) --soname $(SONAME) --library $(LIBTFPI_SO) \
+	    --platform $(WHEEL_PLATFORM) --out $(BUILD)/wheel
 
 # Debian packages (packaging/make_deb.sh) into gen/<target>/deb/.
 deb: all

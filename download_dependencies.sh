@@ -8,7 +8,8 @@
 # What it does:
 #   1. Host packages (apt-get): compiler, make, protoc-c, libprotobuf-c, libjpeg,
 #      libpng, zlib, the ARM cross compilers (armhf, arm64, armel) with their
-#      libc, qemu-user, file, and python3-numpy / python3-opencv for the tests.
+#      libc, qemu-user, file, and python3-numpy / python3-opencv / python3-pil
+#      (TensorFlow Lite scripts the tests run) / python3-venv (the wheel test).
 #      apt is not touched at all when every package is already installed.
 #   2. Target libraries for cross builds, unpacked into
 #      downloads/sysroot-{armhf,arm64,armel}/ (the SYSROOT of toolchains/*.mk).
@@ -55,7 +56,7 @@ HOST_PKGS=(
     gcc make file curl ca-certificates tar gzip
     protobuf-c-compiler libprotobuf-c-dev
     libjpeg62-turbo-dev libpng-dev zlib1g-dev
-    python3 python3-numpy python3-opencv
+    python3 python3-numpy python3-opencv python3-pil python3-venv
     g++ pkg-config libcamera-dev
 )
 CROSS_PKGS=(

@@ -11,7 +11,8 @@
 # uninstall also removes the directories it leaves empty, up to DESTDIR.
 #
 #   install.sh install|uninstall   (environment: BUILD, PROGRAMS, VERSION,
-#       SONAME, PREFIX, BINDIR, LIBDIR, INCLUDEDIR, DATADIR, PYTHONDIR, DESTDIR)
+#       SONAME, PREFIX, BINDIR, LIBDIR, INCLUDEDIR, DATADIR, PYTHONDIR, DESTDIR;
+#       STRIP_PROGRAMS: a strip program run on the installed programs)
 # Run from the repository root; the Makefile sets everything.
 set -eu
 mode=${1:-}
@@ -72,10 +73,17 @@ do_install() {
         -) generate "$dest" >"$target.tmp" && chmod "$perm" "$target.tmp" && mv "$target.tmp" "$target" ;;
         *)
             [ -f "$src" ] || die "$src is missing: build first (make TARGET=...)"
-            cp "$src" "$target.tmp" && chmod "$perm" "$target.tmp" && mv "$target.tmp" "$target" ;;
+            cp "$src" "$target.tmp" && chmod "$perm" "$target.tmp"
+            case $dest in "$BINDIR"/*) [ -z "${STRIP_PROGRAMS:-}" ] || "$STRIP_PROGRAMS" "$target.tmp" ;; esac
+            mv "$target.tmp" "$target" ;;
         esac
     done
     echo "installed tfpi $VERSION under ${DESTDIR}$PREFIX"
+    # The module is only found where python3 looks.
+    if [ -z "$DESTDIR" ] && command -v python3 >/dev/null &&
+        ! python3 -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$PYTHONDIR" 2>/dev/null; then
+        echo "note: python3 does not look in $PYTHONDIR: use PYTHONPATH=$PYTHONDIR, or install with PYTHONDIR=..."
+    fi
 }
 
 do_uninstall() {

@@ -122,6 +122,19 @@ int tfpi_graph_node_input(const tfpi_graph *graph, int index, int k, int *output
  * that is not known); -1 if the node has no shape of known rank. */
 int tfpi_graph_node_shape(const tfpi_graph *graph, const char *tensor_name, int64_t *dims,
                           int max_dims);
+/* Control inputs ("^name") of node `index`: how many, and the index of the
+ * k-th node it waits for (-1 if there is no such input). A node read only
+ * through control inputs (an Assert, a cond's switch_t) is not an output. */
+int tfpi_graph_node_num_control_inputs(const tfpi_graph *graph, int index);
+int tfpi_graph_node_control_input(const tfpi_graph *graph, int index, int k);
+/* The element type of a tensor ("node" or "node:k") as the node's op and
+ * attributes tell it before anything runs (T, dtype, DstT, out_type...,
+ * or the op's fixed type: bool for Less, int32 for NonMaxSuppression...);
+ * 0 when they do not tell. */
+tfpi_dtype tfpi_graph_output_dtype(const tfpi_graph *graph, const char *tensor_name);
+/* A new tensor holding a copy of the value of the Const node `name`
+ * (the caller frees it), or NULL with status set if there is no such Const. */
+tfpi_tensor *tfpi_graph_const_value(const tfpi_graph *graph, const char *name, tfpi_status *status);
 
 /* ---- model tools: protected models, op catalogue ------------------------
  * Loading also accepts TensorFlow's memory-mapped layout (what
@@ -190,6 +203,17 @@ void tfpi_session_set_profiling(tfpi_session *session, int enabled);
  * a graph with control flow: the nodes its static plans (regions) ran; the
  * ones the dynamic executor runs one at a time are not timed. */
 int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **nodes);
+/* The outputs of record `node` of the last run's profile: how many, and
+ * output k's dtype and shape (its rank is returned, at most max_dims sizes
+ * written; -1 if there is no such output). benchmark_model --show_sizes. */
+int tfpi_session_profile_num_outputs(const tfpi_session *session, int node);
+int tfpi_session_profile_output(const tfpi_session *session, int node, int k, tfpi_dtype *dtype,
+                                int64_t *dims, int max_dims);
+/* Drops the session's plan: the next run plans again, as a run with other
+ * feed shapes or other string feeds does (a string feed is planned with:
+ * what depends only on it is computed while planning). benchmark_model
+ * times a string-fed graph this way, as a run on a new input costs. */
+void tfpi_session_reset(tfpi_session *session);
 /* Bytes of the current plan's activation arena (0 before the first run);
  * for a graph with control flow, the sum of its regions' arenas. */
 size_t tfpi_session_arena_bytes(const tfpi_session *session);

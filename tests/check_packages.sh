@@ -22,6 +22,7 @@
 # Builds the packages first: make deb for LINUX, PI and AARCH64.
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.." || exit 1
+. tests/debian_root.sh
 ROOTS=${1:-$(mktemp -d /tmp/tfpi-roots.XXXXXX)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 export DEBIAN_FRONTEND=noninteractive
@@ -121,27 +122,14 @@ check_foreign() {
     local arch=$1 ma=$2 gen=$3 qemu=$4 R=$ROOTS/$1 debs out state
     debs=(gen/"$gen"/deb/*_"$VERSION"_"$arch".deb)
     state=$ROOTS/apt-$arch
-    if [ ! -f "$R/.unpacked" ]; then
-        rm -rf "$R" "$state"
-        mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/etc"
-        echo "deb $MIRROR bookworm main" >"$state/etc/sources.list"
-        local apt=(apt-get -q -oAPT::Architecture="$arch" -oAPT::Architectures="$arch"
-            -oDir::State::Lists="$state/lists" -oDir::Cache="$state/cache" -oDir::State::status=/dev/null
-            -oDir::Etc::SourceList="$state/etc/sources.list" -oDir::Etc::SourceParts=/dev/null
-            -oAPT::Sandbox::User=root)
-        # The Depends, and the -dev packages libtfpi-dev names (the cross
-        # compiler brings its own C library headers).
-        local wanted
-        wanted=$(depends_of "${debs[@]}" | grep -v -E '^(python3|python3-numpy|libjpeg-dev)$' | tr '\n' ' ')
-        # With an empty dpkg status, --download-only fetches their whole closure.
-        # shellcheck disable=SC2086 # one package name per word
-        if ! "${apt[@]}" update >"$state/update.log" 2>&1 ||
-            ! "${apt[@]}" install -y --download-only $wanted libjpeg62-turbo-dev >"$state/download.log" 2>&1; then
-            result "$arch: target packages from the Debian archive" no "see $state/*.log"
-            return
-        fi
-        for d in "$state/cache/archives"/*.deb; do dpkg-deb -x "$d" "$R"; done
-        touch "$R/.unpacked"
+    # The Depends, and the -dev packages libtfpi-dev names (the cross
+    # compiler brings its own C library headers).
+    local wanted
+    wanted=$(depends_of "${debs[@]}" | grep -v -E '^(python3|python3-numpy|libjpeg-dev)$' | tr '\n' ' ')
+    # shellcheck disable=SC2086 # one package name per word
+    if ! fetch_debian_root "$arch" "$R" "$state" $wanted libjpeg62-turbo-dev; then
+        result "$arch: target packages from the Debian archive" no "see $state/*.log"
+        return
     fi
     mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
     touch "$R/var/lib/dpkg/status"

@@ -10,6 +10,8 @@
 
 #include "file_util.h"
 #include "flags.h"
+#include "graph_inputs.h"
+#include "graphdef_io.h"
 #include "limit_flags.h"
 #include "npy.h"
 #include "tfpi.h"
@@ -59,7 +61,11 @@ static void print_tensor(const char *name, const tfpi_tensor *t)
         case TFPI_FLOAT: printf(" %g", (double)((const float *)data)[i]); break;
         case TFPI_INT32: printf(" %d", ((const int32_t *)data)[i]); break;
         case TFPI_INT64: printf(" %lld", (long long)((const int64_t *)data)[i]); break;
-        case TFPI_UINT8: case TFPI_BOOL: printf(" %u", ((const uint8_t *)data)[i]); break;
+        case TFPI_UINT8: case TFPI_QUINT8: case TFPI_BOOL: printf(" %u", ((const uint8_t *)data)[i]); break;
+        case TFPI_INT8: case TFPI_QINT8: printf(" %d", ((const int8_t *)data)[i]); break;
+        case TFPI_QINT32: printf(" %d", ((const int32_t *)data)[i]); break;
+        case TFPI_INT16: case TFPI_QINT16: printf(" %d", ((const int16_t *)data)[i]); break;
+        case TFPI_UINT16: case TFPI_QUINT16: printf(" %u", ((const uint16_t *)data)[i]); break;
         default: break;
         }
     }
@@ -119,11 +125,16 @@ static void free_args(run_args *a)
 
 static int run(const char *graph_path, run_args *a, const tfpi_session_options *options, tfpi_status *status)
 {
-    tfpi_graph *graph = tfpi_graph_load_file(graph_path, status);
+    tfpi_graph *graph = graphdef_load_model(graph_path, status);
     if (!graph) {
         fprintf(stderr, "error: %s\n", status->message);
         return 1;
     }
+    for (int i = 0; i < a->num_inputs; i++)
+        if (graph_inputs_check_feed(graph, a->input_names[i], a->feeds[i], "--input", "--input")) {
+            tfpi_graph_free(graph);
+            return 1;
+        }
     tfpi_session *session = tfpi_session_new(graph, options, status);
     int rc = 1;
     if (session && tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,
@@ -155,7 +166,7 @@ int main(int argc, char **argv)
         {"graph", FLAG_STRING, &graph, "frozen GraphDef (.pb) to run"},
         {"input", FLAG_LIST, &inputs, "NAME=file.npy or NAME=@file (string feed); repeatable"},
         {"output", FLAG_LIST, &outputs, "NAME=file.npy, or NAME to print; repeatable"},
-        {"num_threads", FLAG_INT, &num_threads, "threads (0 = one per core)"},
+        NUM_THREADS_FLAG(num_threads),
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--graph=G.pb --input=NAME=x.npy --output=NAME=y.npy");
@@ -163,6 +174,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --graph and at least one --output are required (see --help)\n");
         rc = 1;
     }
+    if (rc == 0 && !flags_check_threads(num_threads))
+        rc = 1;
     run_args args = {0};
     tfpi_status status = {0};
     if (rc == 0)

@@ -171,9 +171,99 @@ static void print_parameters_and_devices(const Tfpi__GraphDef *graph)
     }
 }
 
+/* The Const int32 pair a Resize* node takes as its size, if it has one. */
+static bool const_size(const Tfpi__GraphDef *graph, const gd_index *index, const Tfpi__NodeDef *resize,
+                       int64_t size[2])
+{
+    int s = resize->n_input >= 2 ? gd_index_find_input(index, resize->input[1]) : -1;
+    const Tfpi__AttrValue *a = s >= 0 && op_is(graph->node[s], "Const") ? tp_attr(graph->node[s], "value") : NULL;
+    tfpi_tensor t = {0};
+    void *owned = NULL;
+    tfpi_status status = {0};
+    bool ok = a && a->value_case == TFPI__ATTR_VALUE__VALUE_TENSOR &&
+              gd_tensor_value(a->tensor, &t, &owned, resize->name, &status) == TFPI_OK && t.dtype == TFPI_INT32 &&
+              tp_num_elements(&t) == 2 && tp_get_int(&t, 0) > 0 && tp_get_int(&t, 1) > 0;
+    if (ok) {
+        size[0] = tp_get_int(&t, 0);
+        size[1] = tp_get_int(&t, 1);
+    }
+    free(owned);
+    return ok;
+}
+
+/* The size (height, width) of the first Resize* op with a Const size that
+ * what flows from node `start` reaches (breadth first, over data inputs):
+ * the size the model itself works at. false if there is none. */
+static bool resize_target(const Tfpi__GraphDef *graph, const gd_index *index, size_t start, int64_t size[2])
+{
+    size_t n = graph->n_node;
+    size_t *first = xcalloc(n + 2, sizeof *first); /* readers of node i: reader[first[i] .. first[i+1]) */
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < graph->node[i]->n_input; k++) {
+            int from = graph->node[i]->input[k][0] == '^' ? -1 : gd_index_find_input(index, graph->node[i]->input[k]);
+            if (from >= 0)
+                first[from + 2]++;
+        }
+    for (size_t i = 2; i < n + 2; i++)
+        first[i] += first[i - 1];
+    size_t *reader = xcalloc(first[n + 1] + 1, sizeof *reader);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < graph->node[i]->n_input; k++) {
+            int from = graph->node[i]->input[k][0] == '^' ? -1 : gd_index_find_input(index, graph->node[i]->input[k]);
+            if (from >= 0)
+                reader[first[from + 1]++] = i;
+        }
+    size_t *queue = xcalloc(n + 1, sizeof *queue), head = 0, tail = 0;
+    bool *seen = xcalloc(n + 1, sizeof *seen), found = false;
+    queue[tail++] = start;
+    seen[start] = true;
+    while (head < tail && !found) {
+        size_t node = queue[head++];
+        found = !strncmp(graph->node[node]->op, "Resize", 6) && const_size(graph, index, graph->node[node], size);
+        for (size_t e = first[node]; e < first[node + 1]; e++)
+            if (!seen[reader[e]]) {
+                seen[reader[e]] = true;
+                queue[tail++] = reader[e];
+            }
+    }
+    free(first);
+    free(reader);
+    free(queue);
+    free(seen);
+    return found;
+}
+
+/* A shape to benchmark an input with: its declared sizes, the batch 1, and
+ * for an image of unknown height and width (rank 4, 1 or 3 channels) the
+ * size the graph resizes to, else 300x300 for a uint8 picture (the
+ * detection models' usual size) or 224x224. */
+static void suggested_shape(const Tfpi__GraphDef *graph, const gd_index *index, const Tfpi__NodeDef *input,
+                            char *buf, size_t buf_size)
+{
+    const Tfpi__TensorShapeProto *s = node_shape(input);
+    size_t used = 0;
+    buf[0] = '\0';
+    if (!s || s->unknown_rank)
+        return;
+    int64_t dims[TFPI_MAX_DIMS] = {0};
+    size_t rank = s->n_dim < TFPI_MAX_DIMS ? s->n_dim : TFPI_MAX_DIMS;
+    for (size_t d = 0; d < rank; d++)
+        dims[d] = s->dim[d]->size < 0 ? 1 : s->dim[d]->size;
+    if (rank == 4 && (s->dim[3]->size == 1 || s->dim[3]->size == 3) && (s->dim[1]->size < 0 || s->dim[2]->size < 0)) {
+        int64_t size[2] = {224, 224};
+        if (!resize_target(graph, index, (size_t)gd_index_find_input(index, input->name), size) &&
+            node_dtype(input) == TFPI_UINT8)
+            size[0] = size[1] = 300;
+        for (int d = 1; d <= 2; d++)
+            dims[d] = s->dim[d]->size < 0 ? size[d - 1] : s->dim[d]->size;
+    }
+    for (size_t d = 0; d < rank && used < buf_size; d++)
+        used += (size_t)snprintf(buf + used, buf_size - used, "%s%lld", d ? "," : "", (long long)dims[d]);
+}
+
 /* The benchmark_model binary next to this one, if argv[0] has a directory. */
-static void print_benchmark_usage(const char *argv0, const char *graph_path, const node_list *inputs,
-                                  const node_list *outputs)
+static void print_benchmark_usage(const Tfpi__GraphDef *graph, const gd_index *index, const char *argv0,
+                                  const char *graph_path, const node_list *inputs, const node_list *outputs)
 {
     const char *slash = strrchr(argv0, '/');
     printf("To use with tfpi's benchmark_model try these arguments:\n");
@@ -188,10 +278,9 @@ static void print_benchmark_usage(const char *argv0, const char *graph_path, con
     }
     printf(" --input_layer_shape=");
     for (int i = 0; i < inputs->count; i++) {
-        const Tfpi__TensorShapeProto *s = node_shape(inputs->nodes[i]);
-        printf("%s", i ? ":" : "");
-        for (size_t d = 0; s && !s->unknown_rank && d < s->n_dim; d++) /* unknown -> 1 */
-            printf("%s%lld", d ? "," : "", (long long)(s->dim[d]->size < 0 ? 1 : s->dim[d]->size));
+        char shape[256];
+        suggested_shape(graph, index, inputs->nodes[i], shape, sizeof shape);
+        printf("%s%s", i ? ":" : "", shape);
     }
     printf(" --output_layer=");
     for (int i = 0; i < outputs->count; i++)
@@ -287,7 +376,7 @@ static int summarize(const Tfpi__GraphDef *graph, const char *path, const char *
         print_eight_bit(graph);
         for (int i = 0; i < variables.count; i++) /* benchmark_model feeds both */
             push(&inputs, variables.nodes[i]);
-        print_benchmark_usage(argv0, path, &inputs, &outputs);
+        print_benchmark_usage(graph, &index, argv0, path, &inputs, &outputs);
         if (structure)
             print_structure(graph);
     }

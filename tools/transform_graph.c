@@ -6,7 +6,10 @@
  *       fold_batch_norms fold_old_batch_norms quantize_weights'
  *       [--output_as_text]
  * Every transform accepts ignore_errors=true: if it fails, a warning is
- * printed and the graph stays as it was before it. See --help for the list. */
+ * printed and the graph stays as it was before it. See --help for the list.
+ * Each transform is logged as TensorFlow does ("Applying fold_constants"),
+ * with the nodes it removed and added by op; the end says what changed in
+ * all, nodes and bytes (on stdout). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +78,69 @@ static tfpi_code check_calls(const transform_list *list, tfpi_status *status)
     return TFPI_OK;
 }
 
+/* How many nodes of each op a graph has. */
+typedef struct op_tally {
+    int count;
+    const char **ops;
+    int *nodes;
+} op_tally;
+
+static void tally(const Tfpi__GraphDef *graph, op_tally *t)
+{
+    for (size_t i = 0; i < graph->n_node; i++) {
+        const char *op = graph->node[i]->op;
+        int k = 0;
+        while (k < t->count && strcmp(t->ops[k], op) != 0)
+            k++;
+        if (k == t->count) {
+            t->ops = xrealloc(t->ops, (size_t)(k + 1) * sizeof *t->ops);
+            t->nodes = xrealloc(t->nodes, (size_t)(k + 1) * sizeof *t->nodes);
+            t->ops[k] = xstrdup(op);
+            t->nodes[k] = 0;
+            t->count++;
+        }
+        t->nodes[k]++;
+    }
+}
+
+static void tally_free(op_tally *t)
+{
+    for (int k = 0; k < t->count; k++)
+        free((char *)t->ops[k]);
+    free(t->ops);
+    free(t->nodes);
+    memset(t, 0, sizeof *t);
+}
+
+static int tally_of(const op_tally *t, const char *op)
+{
+    for (int k = 0; k < t->count; k++)
+        if (!strcmp(t->ops[k], op))
+            return t->nodes[k];
+    return 0;
+}
+
+/* "475 -> 320 nodes (-138 Identity, -27 Rsqrt, +12 Const)": what changed
+ * between two tallies of a graph, on stdout. */
+static void print_change(const op_tally *before, const op_tally *after)
+{
+    int total_before = 0, total_after = 0, shown = 0;
+    for (int k = 0; k < before->count; k++)
+        total_before += before->nodes[k];
+    for (int k = 0; k < after->count; k++)
+        total_after += after->nodes[k];
+    printf("%d -> %d nodes", total_before, total_after);
+    for (int k = 0; k < before->count; k++) { /* ops that were there */
+        int d = tally_of(after, before->ops[k]) - before->nodes[k];
+        if (d != 0)
+            printf("%s%+d %s", shown++ ? ", " : " (", d, before->ops[k]);
+    }
+    for (int k = 0; k < after->count; k++) /* new ops */
+        if (tally_of(before, after->ops[k]) == 0)
+            printf("%s+%d %s", shown++ ? ", " : " (", after->nodes[k], after->ops[k]);
+    printf("%s", shown ? ")" : " (no change)");
+}
+
 /* Runs one transform; with ignore_errors=true a failure leaves the graph as
  * it was (restored from a serialized copy) and prints a warning. */
 static tfpi_code run_one(Tfpi__GraphDef **graph, transform_ctx *ctx)
@@ -115,12 +181,38 @@ static int transform(const char *in, const char *out, const char *inputs, const 
         code = status.code;
     ctx.inputs = split_names(inputs, &ctx.num_inputs);
     ctx.outputs = split_names(outputs, &ctx.num_outputs);
+    op_tally first = {0};
+    size_t bytes_before = graph ? tfpi__graph_def__get_packed_size(graph) : 0;
+    if (graph)
+        tally(graph, &first);
     for (int i = 0; code == TFPI_OK && i < list.count; i++) {
         ctx.call = &list.calls[i];
+        op_tally before = {0}, after = {0};
+        tally(graph, &before);
+        printf("Applying %s\n", ctx.call->name); /* TensorFlow's log line */
+        fflush(stdout);
         code = run_one(&graph, &ctx);
+        if (code == TFPI_OK) {
+            tally(graph, &after);
+            printf("  %s: ", ctx.call->name);
+            print_change(&before, &after);
+            printf("\n");
+        }
+        tally_free(&before);
+        tally_free(&after);
     }
     if (code == TFPI_OK)
         code = graphdef_write(out, graph, as_text, &status);
+    if (code == TFPI_OK) {
+        op_tally last = {0};
+        tally(graph, &last);
+        printf("Done: ");
+        print_change(&first, &last);
+        printf("; %zu -> %zu bytes of GraphDef; wrote %s\n", bytes_before, tfpi__graph_def__get_packed_size(graph),
+               out);
+        tally_free(&last);
+    }
+    tally_free(&first);
     if (code != TFPI_OK && status.message[0])
         fprintf(stderr, "error: %s\n", status.message);
     free_names(ctx.inputs, ctx.num_inputs);

@@ -9,15 +9,14 @@
 
 typedef struct announcer {
     double repeat_after; /* seconds; 0 announces every frame */
-    const char *last;    /* the last label announced (borrowed), or NULL */
+    char last[128];      /* the last label announced (a copy), or "" */
     double last_time;
 } announcer;
 
 void announcer_init(announcer *a, double repeat_after_seconds);
 
 /* Decides for the confident label of a frame seen at `now` (seconds on any
- * steady clock) and remembers it if announced. `label` must stay valid
- * while the announcer is used. */
+ * steady clock) and remembers (a copy of) it if announced. */
 bool announcer_should_announce(announcer *a, const char *label, double now);
 
 #endif

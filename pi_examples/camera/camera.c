@@ -20,6 +20,8 @@
 #include "announce.h"
 #include "capture.h"
 #include "flags.h"
+#include "graph_inputs.h"
+#include "graphdef_io.h"
 #include "labels.h"
 #include "limit_flags.h"
 #include "model_flags.h"
@@ -90,6 +92,8 @@ static bool check_options(options *o, capture_source *source)
         problem = "--print_threshold must be a percentage (50) or a fraction (0.5)";
     else if (!(o->repeat_after >= 0.0f))
         problem = "--repeat_after must be 0 or more seconds";
+    else if (o->num_threads < -1 || o->num_threads > MAX_THREADS)
+        problem = "--num_threads must be -1 or 0 (one thread per core) or 1 to 1024";
     else if (o->frames < 0)
         problem = "--frames must be 0 (until stopped) or more";
     else if (o->speak_cmd && !*o->speak_cmd)
@@ -143,17 +147,21 @@ static bool open_run(const options *o, capture_source source, run *r)
         .stop = &stop_requested,
     };
     int64_t dims[4] = {1, o->model.input_height, o->model.input_width, 3};
-    if (labels_load(o->model.labels, &r->labels, &status) != TFPI_OK)
+    if (o->model.labels && labels_load(o->model.labels, &r->labels, &status) != TFPI_OK)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (o->speak && !(r->speaker = speaker_new(o->speak_cmd ? o->speak_cmd : "flite -t", &status)))
         fprintf(stderr, "error: %s\n", status.message);
-    else if (!(r->graph = tfpi_graph_load_file(o->model.graph, &status)) ||
+    else if (!(r->graph = graphdef_load_model(o->model.graph, &status)) ||
              !(r->session = tfpi_session_new(r->graph, &session_options, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
+    else if (!o->detect && graph_inputs_check(r->graph, o->model.input_layer, dims, 4, "--input_layer",
+                                              "--input_width/--input_height"))
+        ; /* reported */
     else if (!(r->input = tfpi_tensor_new(TFPI_FLOAT, dims, 4, &status)))
         fprintf(stderr, "error: input tensor: %s\n", status.message);
     else if (!(r->camera = capture_open(source, &capture_options, &status)))
-        fprintf(stderr, "error: %s\n", status.message);
+        fprintf(stderr, "error: %s%s\n", status.message,
+                status.code == TFPI_NOT_FOUND ? "; to label pictures instead: --source=files --frames_from=DIR" : "");
     else
         return true;
     return false;
@@ -198,9 +206,11 @@ static void report_frame(const run *r, long frame, double fps, const float *scor
     fprintf(stderr, "frame %ld", frame);
     if (fps > 0)
         fprintf(stderr, " (%.1f fps)", fps);
-    for (int i = 0; i < count; i++)
-        fprintf(stderr, "%s %s (%d): %.3f", i ? "," : ":", labels_name(&r->labels, best[i]), best[i],
-                (double)scores[best[i]]);
+    for (int i = 0; i < count; i++) {
+        char name[32];
+        fprintf(stderr, "%s %s (%d): %.3f", i ? "," : ":", labels_name(&r->labels, best[i], name, sizeof name),
+                best[i], (double)scores[best[i]]);
+    }
     fputc('\n', stderr);
 }
 
@@ -218,9 +228,13 @@ static step_result print_line(const char *line)
     return STEP_FAILED;
 }
 
-/* Says `label` (stdout, and the speaker) if the announcer finds it due. */
-static step_result announce(run *r, announcer *announcer, const char *label, long *announced)
+/* Says `label` (stdout, and the speaker) if the announcer finds it due:
+ * the first name of a synonym list ("bow tie", not "bow tie, bow-tie,
+ * bowtie"). */
+static step_result announce(run *r, announcer *announcer, const char *full_label, long *announced)
 {
+    char label[128];
+    labels_first_name(full_label, label, sizeof label);
     if (!announcer_should_announce(announcer, label, seconds_now()))
         return STEP_DONE;
     ++*announced;
@@ -243,10 +257,13 @@ static step_result label_frame(const options *o, run *r, announcer *announcer, l
     const float *s = tfpi_tensor_const_data(scores);
     int best[TOP_K];
     int count = top_k(s, (int)tfpi_tensor_num_elements(scores), TOP_K, best);
+    if (frame == 1)
+        labels_check_count(&r->labels, o->model.labels, tfpi_tensor_num_elements(scores));
     report_frame(r, frame, fps, s, best, count);
     step_result result = STEP_DONE;
+    char name[32];
     if (s[best[0]] > o->print_threshold)
-        result = announce(r, announcer, labels_name(&r->labels, best[0]), announced);
+        result = announce(r, announcer, labels_name(&r->labels, best[0], name, sizeof name), announced);
     tfpi_tensor_free(scores);
     return result;
 }
@@ -318,7 +335,7 @@ int main(int argc, char **argv)
         .source = "auto",
         .video_width = 640,
         .video_height = 480,
-        .print_threshold = 50.0f,
+        .print_threshold = 30.0f,
         .repeat_after = 10.0f,
     };
     classifier_model_find_defaults(&o.model);
@@ -335,7 +352,7 @@ int main(int argc, char **argv)
         {"repeat_after", FLAG_FLOAT, &o.repeat_after,
          "seconds before the same label is announced again (0 = every frame)"},
         {"frames", FLAG_INT, &o.frames, "frames to label (0 = until stopped or frames end)"},
-        {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        NUM_THREADS_FLAG(o.num_threads),
         LIMIT_FLAGS(o.limits),
         {"speak", FLAG_BOOL, &o.speak, "speak each announced label (runs --speak_cmd)"},
         {"detect", FLAG_BOOL, &o.detect,
@@ -347,7 +364,7 @@ int main(int argc, char **argv)
     const int num_flags = sizeof flags / sizeof flags[0];
     capture_source source;
     int rc = flags_parse(argc, argv, flags, num_flags, "[--source=auto|libcamera|v4l2|files ...]");
-    if (rc == 0 && !check_options(&o, &source))
+    if (rc == 0 && (!check_options(&o, &source) || !classifier_model_check_defaults(&o.model, NULL, NULL)))
         rc = 1;
     if (rc == 0) {
         sigset_t stop_signals;

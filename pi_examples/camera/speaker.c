@@ -1,7 +1,10 @@
 /* speaker.c - runs the text-to-speech command once per announced label, one
  * child at a time, reaped without waiting. The child gets /dev/null as stdin
- * (stdin may carry our frames) and stderr as stdout (stdout carries only
- * labels), and runs in its own process group so stopping can end it. */
+ * (stdin may carry our frames) and as stdout (ours carries only labels); its
+ * stderr goes to a private temporary file, so that a command that fails or
+ * complains is reported as one warning line (its first line of errors),
+ * once, instead of mixing its output with ours. It runs in its own process
+ * group so stopping can end it. */
 #include "speaker.h"
 
 #include <errno.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +30,7 @@ struct speaker {
     pid_t child;  /* 0 when idle */
     char *queue[QUEUE_CAPACITY];
     int queued; /* queue[0] is the oldest */
+    int errors_fd; /* the child's stderr: an unlinked temporary file, or -1 */
     bool reported_failure;
 };
 
@@ -71,6 +76,7 @@ speaker *speaker_new(const char *command, tfpi_status *status)
     speaker *s = calloc(1, sizeof *s);
     size_t script_size = strlen(command) + sizeof " \"$1\"";
     if (s) {
+        s->errors_fd = -1;
         s->command = strdup(command);
         s->script = malloc(script_size);
     }
@@ -80,23 +86,40 @@ speaker *speaker_new(const char *command, tfpi_status *status)
         return NULL;
     }
     snprintf(s->script, script_size, "%s \"$1\"", command);
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tfpi-speak-XXXXXX", dir && *dir ? dir : "/tmp");
+    s->errors_fd = mkstemp(path);
+    if (s->errors_fd >= 0)
+        unlink(path);
     return s;
 }
 
+/* One warning line, the first time something goes wrong: what, and the
+ * first line the command wrote to its stderr, if any. */
 static void report_failure(speaker *s, const char *what)
 {
     if (s->reported_failure)
         return;
     s->reported_failure = true;
-    fprintf(stderr, "warning: --speak_cmd='%s' %s\n", s->command, what);
+    char said[200] = "";
+    ssize_t n = s->errors_fd >= 0 ? pread(s->errors_fd, said, sizeof said - 1, 0) : 0;
+    said[n > 0 ? n : 0] = '\0';
+    said[strcspn(said, "\r\n")] = '\0';
+    fprintf(stderr, "warning: --speak_cmd='%s' %s%s%s (further speech problems are not reported)\n", s->command,
+            what, *said ? ": " : "", said);
 }
 
 static void check_exit(speaker *s, int wait_status)
 {
     char what[64];
-    if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0)
+    struct stat st;
+    bool complained = s->errors_fd >= 0 && fstat(s->errors_fd, &st) == 0 && st.st_size > 0;
+    if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0 && !complained)
         return;
-    if (WIFEXITED(wait_status))
+    if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0)
+        snprintf(what, sizeof what, "wrote errors");
+    else if (WIFEXITED(wait_status))
         snprintf(what, sizeof what, "exited with status %d", WEXITSTATUS(wait_status));
     else
         snprintf(what, sizeof what, "was killed by signal %d", WTERMSIG(wait_status));
@@ -117,7 +140,11 @@ static void start_next(speaker *s)
     sigaddset(&default_signals, SIGPIPE); /* ignored here; must not stay ignored */
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    if (s->errors_fd >= 0 && ftruncate(s->errors_fd, 0) == 0) /* this run's errors only */
+        posix_spawn_file_actions_adddup2(&actions, s->errors_fd, STDERR_FILENO);
+    else
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                         POSIX_SPAWN_SETSIGDEF);
@@ -192,6 +219,8 @@ void speaker_free(speaker *s, bool finish_queue)
         }
     }
     drop_queue(s);
+    if (s->errors_fd >= 0)
+        close(s->errors_fd);
     free(s->command);
     free(s->script);
     free(s);

@@ -2,13 +2,20 @@
  * graph (frozen_inference_graph.pb as exported: uint8 image_tensor in, the
  * four detection_* outputs out) and prints one line per detection scoring
  * at least --threshold: "label score ymin xmin ymax xmax", corners in pixels
- * of the image. --output=boxes.png also writes the picture with the boxes
- * and their labels drawn on it. */
+ * of the image, or says that nothing scored that much and names the best
+ * candidate. --output=boxes.png also writes the picture with the boxes and
+ * their labels drawn on it. Defaults: frozen_inference_graph.pb and
+ * labelmap.txt in the current folder or beside the program (no labels:
+ * class numbers), and the default picture. */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "box_drawing.h"
+#include "data_path.h"
 #include "flags.h"
+#include "graphdef_io.h"
 #include "object_detector.h"
 #include "png_writer.h"
 
@@ -20,11 +27,24 @@ typedef struct options {
     int num_threads;
 } options;
 
-static int report(const options *o, tfpi_image *image, const detection *d, int count, tfpi_status *status)
+/* The detections scoring at least --threshold (found holds every one the
+ * model gives, best first): one line each, or, when there is none, one line
+ * on stderr naming the best candidate and the threshold that would show it. */
+static int report(const options *o, tfpi_image *image, const detection *d, int found, tfpi_status *status)
 {
+    int count = 0;
+    while (count < found && d[count].score >= o->threshold)
+        count++;
     for (int i = 0; i < count; i++)
         printf("%s %.4f %.1f %.1f %.1f %.1f\n", d[i].label, (double)d[i].score, (double)d[i].ymin,
                (double)d[i].xmin, (double)d[i].ymax, (double)d[i].xmax);
+    if (count == 0 && found > 0)
+        fprintf(stderr, "detect: nothing scored at least --threshold=%g; the best was %s %.4f at %.1f %.1f %.1f %.1f "
+                        "(--threshold=%.2f shows it)\n", (double)o->threshold, d[0].label, (double)d[0].score,
+                (double)d[0].ymin, (double)d[0].xmin, (double)d[0].ymax, (double)d[0].xmax,
+                floor((double)d[0].score * 100) / 100);
+    else if (count == 0)
+        fprintf(stderr, "detect: the model found no object at all\n");
     if (!o->output)
         return 0;
     draw_detections(image, d, count);
@@ -45,16 +65,16 @@ static int detect(const options *o)
     detection found[MAX_DETECTIONS];
     tfpi_session_options session_options = {.num_threads = o->num_threads};
     int count = -1, rc = 1;
-    if (labels_load(o->labels, &labels, &status) != TFPI_OK)
+    if (o->labels && labels_load(o->labels, &labels, &status) != TFPI_OK)
         fprintf(stderr, "error: --labels: %s\n", status.message);
-    else if (!(graph = tfpi_graph_load_file(o->graph, &status)))
+    else if (!(graph = graphdef_load_model(o->graph, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
     else if (tfpi_image_load(o->image, &image, &status) != TFPI_OK)
         fprintf(stderr, "error: --image: %s\n", status.message);
     else if (image.channels != 3)
         fprintf(stderr, "error: --image: %s: expected an RGB picture\n", o->image);
     else if (!(session = tfpi_session_new(graph, &session_options, &status)) ||
-             (count = detect_objects(session, &image, &labels, o->threshold, found, MAX_DETECTIONS, &status)) < 0)
+             (count = detect_objects(session, &image, &labels, 0, found, MAX_DETECTIONS, &status)) < 0)
         fprintf(stderr, "error: --graph: %s: %s\n", o->graph, status.message);
     else
         rc = report(o, &image, found, count, &status);
@@ -65,27 +85,44 @@ static int detect(const options *o)
     return rc;
 }
 
+/* The defaults: the Object Detection API's file name and a label map
+ * (the name detection tutorials give it) in the current folder or beside
+ * the program, and the default picture; NULL where there is none. */
+static void find_defaults(options *o, char *graph, char *labels, char *image, size_t size)
+{
+    o->graph = data_path("frozen_inference_graph.pb", graph, size);
+    o->labels = data_path("labelmap.txt", labels, size);
+    o->image = data_path("images/grace_hopper.jpg", image, size);
+}
+
 int main(int argc, char **argv)
 {
     options o = {.threshold = 0.5f};
+    char default_graph[PATH_MAX], default_labels[PATH_MAX], default_image[PATH_MAX];
+    find_defaults(&o, default_graph, default_labels, default_image, PATH_MAX);
     const tool_flag flags[] = {
         {"graph", FLAG_STRING, &o.graph, "Object Detection API graph (frozen_inference_graph.pb)"},
-        {"labels", FLAG_STRING, &o.labels, "class names, one per line from class 0 (or index:name)"},
+        {"labels", FLAG_STRING, &o.labels, "class names, one per line from class 0 (or index:name); none: class numbers"},
         {"image", FLAG_STRING, &o.image, "picture to look at (JPEG or PNG)"},
         {"threshold", FLAG_FLOAT, &o.threshold, "lowest score printed, 0 to 1"},
-        {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        NUM_THREADS_FLAG(o.num_threads),
         {"output", FLAG_STRING, &o.output, "also write the picture with the boxes drawn as this PNG file"},
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--graph=G.pb --labels=L.txt --image=I.jpg [--output=boxes.png]");
-    if (rc == 0 && (!o.graph || !o.labels || !o.image)) {
-        fprintf(stderr, "error: --graph, --labels and --image are required\n");
+    char why[PATH_MAX + 160];
+    if (rc == 0 && (!o.graph || !o.image)) {
+        fprintf(stderr, "error: %s: none given and no default: %s; give %s\n", o.graph ? "--image" : "--graph",
+                data_path_missing(o.graph ? "grace_hopper.jpg" : "frozen_inference_graph.pb", why, sizeof why),
+                o.graph ? "--image=PICTURE.jpg" : "--graph=frozen_inference_graph.pb");
         rc = 1;
     }
     if (rc == 0 && !(o.threshold >= 0 && o.threshold <= 1)) {
         fprintf(stderr, "error: --threshold must be between 0 and 1\n");
         rc = 1;
     }
+    if (rc == 0 && !flags_check_threads(o.num_threads))
+        rc = 1;
     if (rc == 0)
         rc = detect(&o);
     flags_free(flags, num_flags);

@@ -13,6 +13,8 @@
 #include "data_path.h"
 #include "file_util.h"
 #include "flags.h"
+#include "graph_inputs.h"
+#include "graphdef_io.h"
 #include "labels.h"
 #include "limit_flags.h"
 #include "model_flags.h"
@@ -32,9 +34,12 @@ typedef struct options {
     bool self_test;
 } options;
 
-/* root_dir/path for relative paths when --root_dir is set; malloc'd. */
+/* root_dir/path for relative paths when --root_dir is set; malloc'd (NULL
+ * for a NULL path: no such file). */
 static char *with_root(const char *root, const char *path)
 {
+    if (!path)
+        return NULL;
     size_t n = strlen(root) + strlen(path) + 2;
     char *out = malloc(n);
     if (out)
@@ -81,7 +86,7 @@ static tfpi_graph *load_encrypted(const char *path, const char *key_text, tfpi_s
 static tfpi_graph *load_graph(const options *o, const char *graph_path, tfpi_status *status)
 {
     return o->decrypt_key ? load_encrypted(graph_path, o->decrypt_key, status)
-                          : tfpi_graph_load_file(graph_path, status);
+                          : graphdef_load_model(graph_path, status);
 }
 
 /* The feed for the graph's input: the decoded, resized, normalised image,
@@ -93,6 +98,17 @@ static tfpi_tensor *input_tensor(const options *o, const tfpi_graph *graph, cons
     if (tfpi_graph_node_dtype(graph, o->model.input_layer) != TFPI_STRING)
         return image_tensor(o, path, status);
     return read_file_tensor(path, status);
+}
+
+/* --input_layer names a node, and the picture's [1,h,w,3] fits it (a
+ * graph fed the file's bytes takes any string). */
+static int check_input(const options *o, const tfpi_graph *graph)
+{
+    const classifier_model *m = &o->model;
+    int64_t dims[4] = {1, m->input_height, m->input_width, 3};
+    bool bytes = tfpi_graph_node_dtype(graph, m->input_layer) == TFPI_STRING;
+    return graph_inputs_check(graph, m->input_layer, bytes ? NULL : dims, 4, "--input_layer",
+                              "--input_width/--input_height");
 }
 
 static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *input, tfpi_status *status)
@@ -107,7 +123,8 @@ static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *i
     return output;
 }
 
-static int print_top_labels(const options *o, const tfpi_tensor *scores, const label_list *labels)
+static int print_top_labels(const options *o, const tfpi_tensor *scores, const label_list *labels,
+                            const char *labels_path)
 {
     if (tfpi_tensor_dtype(scores) != TFPI_FLOAT || tfpi_tensor_num_elements(scores) < 1) {
         fprintf(stderr, "error: --output_layer=%s is not a float score vector\n", o->model.output_layer);
@@ -119,8 +136,11 @@ static int print_top_labels(const options *o, const tfpi_tensor *scores, const l
         return 1;
     const float *s = tfpi_tensor_const_data(scores);
     int count = top_k(s, n, o->top_k, best);
-    for (int i = 0; i < count; i++)
-        printf("%s (%d): %g\n", labels_name(labels, best[i]), best[i], (double)s[best[i]]);
+    labels_check_count(labels, labels_path, n);
+    for (int i = 0; i < count; i++) {
+        char name[32];
+        printf("%s (%d): %g\n", labels_name(labels, best[i], name, sizeof name), best[i], (double)s[best[i]]);
+    }
     int rc = 0;
     if (o->self_test) {
         rc = count > 0 && best[0] == SELF_TEST_INDEX ? 0 : 1;
@@ -171,20 +191,22 @@ static int label_image(const options *o)
     tfpi_tensor *input = NULL, *scores = NULL;
     tfpi_graph *graph = NULL;
     int rc = 1;
-    if (!image_path || !graph_path || !labels_path)
+    if (!image_path || !graph_path || (o->model.labels && !labels_path))
         fprintf(stderr, "error: out of memory\n");
-    else if (labels_load(labels_path, &labels, &status) != TFPI_OK)
+    else if (labels_path && labels_load(labels_path, &labels, &status) != TFPI_OK)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (!(graph = load_graph(o, graph_path, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
     else if (is_detector(o, graph))
         rc = print_detections(o, graph, image_path, &labels, graph_path);
+    else if (check_input(o, graph))
+        ; /* reported */
     else if (!(input = input_tensor(o, graph, image_path, &status)))
         fprintf(stderr, "error: --image: %s\n", status.message);
     else if (!(scores = classify(o, graph, input, &status)))
         fprintf(stderr, "error: --graph: %s: %s\n", graph_path, status.message);
     else
-        rc = print_top_labels(o, scores, &labels);
+        rc = print_top_labels(o, scores, &labels, labels_path);
     tfpi_graph_free(graph);
     tfpi_tensor_free(input);
     tfpi_tensor_free(scores);
@@ -211,7 +233,7 @@ int main(int argc, char **argv)
         CLASSIFIER_MODEL_FLAGS(o.model),
         {"self_test", FLAG_BOOL, &o.self_test, "check the default model's top label on grace_hopper.jpg"},
         {"root_dir", FLAG_STRING, &o.root_dir, "directory relative paths are taken from"},
-        {"num_threads", FLAG_INT, &o.num_threads, "threads (0 = one per core)"},
+        NUM_THREADS_FLAG(o.num_threads),
         LIMIT_FLAGS(o.limits),
         {"top_k", FLAG_INT, &o.top_k, "how many labels to print"},
         {"decrypt_key", FLAG_STRING, &o.decrypt_key, "the --graph was encrypted with tools/encrypt_model --key=this"},
@@ -223,6 +245,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --input_width and --input_height must be between 1 and 16384\n");
         rc = 1;
     }
+    if (rc == 0 && !flags_check_threads(o.num_threads))
+        rc = 1;
+    if (rc == 0 && !classifier_model_check_defaults(&o.model, &o.image, "images/grace_hopper.jpg"))
+        rc = 1;
     if (rc == 0 && o.decrypt_key && !*o.decrypt_key) {
         fprintf(stderr, "error: --decrypt_key must not be empty\n");
         rc = 1;

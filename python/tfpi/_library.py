@@ -1,22 +1,31 @@
 """Loads libtfpi.so with ctypes and declares the C functions of tfpi.h.
 
-Where the library comes from, first found: $TFPI_LIBRARY (a path), the
-folder `make install` or the python3-tfpi package recorded in _installed.py
-(relative to this package), then the dynamic loader's own search.
+Where the library comes from, first found: $TFPI_LIBRARY (a path); the
+folder `make install`, the python3-tfpi package or `make wheel` recorded in
+_installed.py (relative to this package; a wheel carries the library inside
+the package); in a build tree (python/tfpi run with PYTHONPATH=python), the libraries under
+gen/*/lib that this Python can load (gen/linux first); then the dynamic
+loader's own search.
 """
 import ctypes
+import glob
 import os
 
-from .errors import TfpiError
+from .errors import error_for
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# What libtfpi.so needs on a Debian or Raspberry Pi OS system.
+RUNTIME_PACKAGES = "libprotobuf-c1 libjpeg62-turbo libpng16-16 zlib1g"
 
 
 class Status(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * 512)]
 
-    def check(self, ok=True):
-        """Raises TfpiError with tfpi's message unless the call succeeded."""
+    def check(self, ok=True, running=False):
+        """Raises a TfpiError with tfpi's message unless the call succeeded:
+        a ValueError, or a RuntimeError for the errors of a run."""
         if not ok or self.code != 0:
-            raise TfpiError(self.code, self.message.decode("utf-8", "replace"))
+            raise error_for(self.code, self.message.decode("utf-8", "replace"), running)
 
 
 class Bytes(ctypes.Structure):
@@ -37,17 +46,27 @@ DECRYPT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
                               ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t)
 
 
+def _build_tree_libraries():
+    """gen/<target>/lib/libtfpi.so of the build tree this package sits in
+    (python/tfpi), gen/linux first; sanitizer and fuzzing builds need their
+    runtime preloaded and are left to $TFPI_LIBRARY."""
+    def target(path):  # .../gen/<target>/lib/libtfpi.so
+        return path.split(os.sep)[-3]
+
+    found = glob.glob(os.path.join(HERE, "..", "..", "gen", "*", "lib", "libtfpi.so"))
+    return sorted((p for p in found if not target(p).endswith(("-sanitize", "-fuzz"))),
+                  key=lambda p: (target(p) != "linux", p))
+
+
 def _candidates():
     env = os.environ.get("TFPI_LIBRARY")
     if env:
         return [env]
     try:
         from . import _installed
+        return [os.path.join(HERE, _installed.LIBDIR_FROM_PACKAGE, _installed.SONAME), _installed.SONAME]
     except ImportError:
-        return ["libtfpi.so"]
-    here = os.path.dirname(os.path.abspath(__file__))
-    return [os.path.join(here, _installed.LIBDIR_FROM_PACKAGE, _installed.SONAME),
-            _installed.SONAME]
+        return _build_tree_libraries() + ["libtfpi.so"]
 
 
 def _load():
@@ -58,7 +77,8 @@ def _load():
         except OSError as e:
             errors.append(str(e))
     raise ImportError("tfpi: cannot load libtfpi.so (" + "; ".join(errors) +
-                      "); set TFPI_LIBRARY to its path")
+                      "); set TFPI_LIBRARY to its path, or install what it needs: sudo apt install " +
+                      RUNTIME_PACKAGES)
 
 
 lib = _load()
@@ -91,6 +111,11 @@ _PROTOTYPES = {
                                              ctypes.POINTER(ctypes.c_int)]),
     "tfpi_graph_node_shape": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64),
                                              ctypes.c_int]),
+    "tfpi_graph_node_num_control_inputs": (ctypes.c_int, [_P, ctypes.c_int]),
+    "tfpi_graph_node_control_input": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int]),
+    "tfpi_graph_output_dtype": (ctypes.c_int, [_P, ctypes.c_char_p]),
+    "tfpi_graph_const_value": (_P, [_P, ctypes.c_char_p, _S]),
+    "tfpi_default_max_memory": (ctypes.c_int64, []),
     "tfpi_session_new": (_P, [_P, ctypes.POINTER(SessionOptions), _S]),
     "tfpi_session_free": (None, [_P]),
     "tfpi_session_run": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(_P),

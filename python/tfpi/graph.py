@@ -5,10 +5,14 @@ import ctypes
 import threading
 
 from ._library import DECRYPT_FN, MAX_DIMS, Status, lib
-from ._tensors import numpy_dtype
+from ._tensors import from_tensor, numpy_dtype
 
-# Nodes nothing reads that are still not outputs (as summarize_graph says).
-_NOT_OUTPUTS = {"Const", "Assign", "NoOp", "Placeholder"}
+# Nodes nothing reads that are still not outputs (as summarize_graph says),
+# and ops that have no outputs at all.
+_NOT_OUTPUTS = {"Const", "Assign", "NoOp", "Placeholder", "Assert", "SaveV2", "Save", "SaveSlices",
+                "MergeV2Checkpoints"}
+# Ops whose `shape` attribute is the shape of what they output.
+_DECLARE_SHAPE = {"Placeholder", "PlaceholderWithDefault"}
 
 
 class Graph:
@@ -69,28 +73,70 @@ class Graph:
 
     def tensor_details(self, name):
         """{'name', 'dtype' (numpy, object for strings, None if unknown),
-        'shape' (tuple, -1 for unknown sizes; None if unknown rank)}."""
+        'code' (tfpi's dtype number, 0 if unknown), 'op' (None for a name
+        the graph lacks), 'shape' (tuple, -1 for unknown sizes; None if
+        unknown: only Placeholders declare one)}. The dtype is what the
+        node's op and attributes say it outputs."""
         ptr = self._live()
+        index = self._index().get(name.rsplit(":", 1)[0] if ":" in name else name)
+        op = lib.tfpi_graph_node_op(ptr, index).decode() if index is not None else None
         dims = (ctypes.c_int64 * MAX_DIMS)()
-        rank = lib.tfpi_graph_node_shape(ptr, name.encode(), dims, MAX_DIMS)
-        return {"name": name,
-                "dtype": numpy_dtype(lib.tfpi_graph_node_dtype(ptr, name.encode())),
+        rank = lib.tfpi_graph_node_shape(ptr, name.encode(), dims, MAX_DIMS) if op in _DECLARE_SHAPE else -1
+        code = lib.tfpi_graph_output_dtype(ptr, name.encode())
+        return {"name": name, "dtype": numpy_dtype(code), "code": code, "op": op,
                 "shape": tuple(dims[:rank]) if rank >= 0 else None}
 
+    def _index(self):
+        if getattr(self, "_names", None) is None:
+            self._names = {name: i for i, (name, _) in enumerate(self.nodes())}
+        return self._names
+
+    def const_value(self, name):
+        """The value of the Const node `name` as a numpy array."""
+        status = Status()
+        t = lib.tfpi_graph_const_value(self._live(), name.encode(), ctypes.byref(status))
+        status.check(t is not None)
+        return from_tensor(t)
+
+    def readers(self):
+        """{node index: [indices of the nodes reading one of its outputs]}."""
+        ptr = self._live()
+        readers = {}
+        for i in range(lib.tfpi_graph_num_nodes(ptr)):
+            for k in range(lib.tfpi_graph_node_num_inputs(ptr, i)):
+                readers.setdefault(lib.tfpi_graph_node_input(ptr, i, k, None), []).append(i)
+        return readers
+
+    def node_inputs(self, index):
+        """Indices of the nodes feeding node `index`'s data inputs, in order."""
+        ptr = self._live()
+        return [lib.tfpi_graph_node_input(ptr, index, k, None)
+                for k in range(lib.tfpi_graph_node_num_inputs(ptr, index))]
+
     def inputs(self):
-        """Details of every Placeholder, in file order."""
+        """Details of every Placeholder, in file order (as tensor_details)."""
         return [self.tensor_details(name) for name, op in self.nodes() if op == "Placeholder"]
 
     def outputs(self):
-        """Names of the nodes nothing reads (but constants and the like)."""
+        """Names of the nodes nothing reads, through data or control inputs
+        (but constants and the like): summarize_graph's possible outputs."""
         nodes = self.nodes()
         ptr = self._live()
         read = set()
         for i in range(len(nodes)):
             for k in range(lib.tfpi_graph_node_num_inputs(ptr, i)):
                 read.add(lib.tfpi_graph_node_input(ptr, i, k, None))
+            for k in range(lib.tfpi_graph_node_num_control_inputs(ptr, i)):
+                read.add(lib.tfpi_graph_node_control_input(ptr, i, k))
         return [name for i, (name, op) in enumerate(nodes)
                 if i not in read and op not in _NOT_OUTPUTS]
+
+    def signatures(self):
+        """{key: {"inputs": {input key: tensor name}, "outputs": {output key:
+        tensor name}}}. A frozen graph has one, "serving_default": its
+        Placeholders and its outputs, each keyed by its own name."""
+        return {"serving_default": {"inputs": {d["name"]: d["name"] for d in self.inputs()},
+                                    "outputs": {name: name for name in self.outputs()}}}
 
 
 class GraphOwner:

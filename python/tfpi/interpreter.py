@@ -1,48 +1,388 @@
-"""Interpreter: the shape of tflite_runtime.interpreter.Interpreter over a
-tfpi Graph and Session, for code written against it: get_input_details,
-get_output_details, set_tensor, invoke, get_tensor by index."""
+"""tfpi.interpreter: a drop-in for tflite_runtime.interpreter (and
+tf.lite.Interpreter) that runs TensorFlow frozen graphs with tfpi. Scripts
+written for TensorFlow Lite run with only their import line changed:
+
+    from tflite_runtime.interpreter import Interpreter   # before
+    from tfpi.interpreter import Interpreter             # after
+
+Interpreter(model_path=..., model_content=..., experimental_delegates=None,
+num_threads=None) has tflite's methods, keys and errors: get_input_details
+and get_output_details (name, index, shape, shape_signature, dtype,
+quantization, quantization_parameters, sparsity_parameters),
+allocate_tensors, resize_tensor_input, set_tensor, invoke, get_tensor,
+tensor, get_tensor_details, get_signature_list, get_signature_runner and
+reset_all_variables. Tensor indices: the inputs first, then the outputs.
+
+Where a frozen graph says less than a .tflite file: see _model_io (image
+sizes of detection exports, eight-bit ranges, the order of detection
+outputs). allocate_tensors() plans the model by running it once on zeros,
+which gives the outputs' shapes as a .tflite file declares them (-1 in
+shape_signature: sizes a frozen graph does not declare).
+Delegates (Edge TPU, GPU...) are ignored with a warning: tfpi runs on the CPU.
+"""
+import enum
+import threading
+import warnings
+
+import numpy as np
+
+from . import _model_io
+from ._tensors import check_budget, check_shape
+from .errors import INVALID_ARGUMENT, TfpiError, TfpiValueError
 from .graph import Graph
 from .session import Session
 
+__all__ = ["Interpreter", "SignatureRunner", "Delegate", "load_delegate", "OpResolverType"]
+
+
+class OpResolverType(enum.Enum):
+    """Accepted for tflite compatibility; tfpi has one set of kernels."""
+    AUTO = 0
+    BUILTIN = 1
+    BUILTIN_REF = 2
+    BUILTIN_WITHOUT_DEFAULT_DELEGATES = 3
+
+
+class Delegate:
+    """What load_delegate returns: tfpi runs every model on the CPU, so a
+    delegate is remembered by name and otherwise ignored."""
+
+    def __init__(self, library, options=None):
+        self.library = library
+        self.options = dict(options or {})
+
+    def __repr__(self):
+        return "Delegate(%r)" % (self.library,)
+
+
+def load_delegate(library, options=None):
+    """tflite's load_delegate: returns a Delegate the Interpreter ignores
+    (with a warning), so scripts that ask for an Edge TPU or GPU still run."""
+    return Delegate(library, options)
+
+
+def _details(tensor):
+    scale, zero_point = tensor["quantization"]
+    quantized = scale != 0.0
+    return {
+        "name": tensor["name"],
+        "index": tensor["index"],
+        "shape": np.array(tensor["shape"], dtype=np.int32),
+        "shape_signature": np.array(tensor["signature"], dtype=np.int32),
+        "dtype": tensor["dtype"].type if tensor["dtype"] is not None else None,
+        "quantization": (scale, zero_point),
+        "quantization_parameters": {
+            "scales": np.array([scale] if quantized else [], dtype=np.float32),
+            "zero_points": np.array([zero_point] if quantized else [], dtype=np.int32),
+            "quantized_dimension": 0,
+        },
+        "sparsity_parameters": {},
+    }
+
+
+def _check_num_threads(num_threads):
+    if num_threads is None:
+        return 0
+    if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)):
+        raise ValueError("type of num_threads should be int")
+    if num_threads < -1:
+        raise ValueError("num_threads should be >= -1 (-1 or 0: one thread per core)")
+    return max(int(num_threads), 0)
+
 
 class Interpreter:
-    """Interpreter(model_path=..., num_threads=0) or model_content=bytes.
-    Inputs are the graph's Placeholders, outputs the nodes nothing reads
-    (or the names given as output_names=[...])."""
+    """Interpreter(model_path=None, model_content=None, experimental_delegates=None,
+    num_threads=None, ...): a frozen graph (.pb, memmapped) from a file or
+    bytes. num_threads None, 0 or -1: one thread per core."""
 
-    def __init__(self, model_path=None, model_content=None, num_threads=0, output_names=None):
+    def __init__(self, model_path=None, model_content=None, experimental_delegates=None, num_threads=None,
+                 experimental_op_resolver_type=OpResolverType.AUTO, experimental_preserve_all_tensors=False,
+                 experimental_disable_delegate_clustering=False,
+                 experimental_default_delegate_latest_features=False):
+        if model_path is not None and model_content is not None:
+            raise ValueError("Can't both provide `model_path` and `model_content`")
+        if model_path is None and model_content is None:
+            raise ValueError("Must provide either model_path or model_content")
+        threads = _check_num_threads(num_threads)
+        for delegate in experimental_delegates or []:
+            warnings.warn("tfpi runs models on the CPU: delegate %r ignored"
+                          % getattr(delegate, "library", delegate), RuntimeWarning, stacklevel=2)
         self._graph = Graph(model_path) if model_content is None else Graph(data=model_content)
-        self._session = Session(self._graph, num_threads=num_threads)
-        self._inputs = self._graph.inputs()
-        names = output_names if output_names is not None else self._graph.outputs()
-        self._outputs = [self._graph.tensor_details(n) for n in names]
-        self._feeds, self._results = {}, {}
+        self._session = Session(self._graph, num_threads=threads)
+        self._lock = threading.RLock()
+        self._signatures = self._graph.signatures()
+        self._tensors = self._describe(next(iter(self._signatures.values())))
+        self._num_inputs = sum(1 for t in self._tensors if t["input"])
+        self._buffers = {}  # index -> the array an input is fed from, or an output's last value
+        self._allocated = False
 
-    def allocate_tensors(self):
-        """Nothing to do: tfpi plans memory on the first run of each shape."""
+    # ---- what the model takes and gives ---------------------------------------------------
+    def _describe(self, signature):
+        nodes, readers = self._graph.nodes(), self._graph.readers()
+        tensors = []
+        for name in signature["inputs"].values():
+            d = self._graph.tensor_details(name)
+            tensors.append(dict(d, input=True, signature=list(d["shape"]) if d["shape"] is not None else [],
+                                shape=_model_io.concrete_shape(self._graph, d, nodes, readers)))
+        for name in _model_io.output_order(list(signature["outputs"].values())):
+            d = self._graph.tensor_details(name)
+            tensors.append(dict(d, input=False, signature=[], shape=[]))
+        for index, t in enumerate(tensors):
+            t["index"] = index
+            quantized = t["code"] in (11, 12, 13, 15, 16)
+            t["quantization"] = _model_io.quantization(self._graph, t["name"], nodes, readers) if quantized \
+                else (0.0, 0)
+        return tensors
 
-    def _details(self, details, first_index):
-        return [dict(d, index=first_index + i) for i, d in enumerate(details)]
+    def _live(self):
+        if self._session is None:
+            raise ValueError("the Interpreter is closed")
+
+    def _tensor(self, index, what="tensor"):
+        self._live()
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or \
+                not 0 <= index < len(self._tensors):
+            raise ValueError("Invalid tensor index %r: the model has %d tensors (%s)"
+                             % (index, len(self._tensors), what))
+        return self._tensors[int(index)]
+
+    def _input(self, index):
+        t = self._tensor(index, "inputs are 0..%d" % (self._num_inputs - 1))
+        if not t["input"]:
+            raise ValueError("Tensor %d (%s) is an output, not an input: inputs are 0..%d"
+                             % (index, t["name"], self._num_inputs - 1))
+        return t
 
     def get_input_details(self):
-        return self._details(self._inputs, 0)
+        self._live()
+        return [_details(t) for t in self._tensors if t["input"]]
 
     def get_output_details(self):
-        return self._details(self._outputs, len(self._inputs))
+        self._live()
+        return [_details(t) for t in self._tensors if not t["input"]]
 
-    def set_tensor(self, index, value):
-        if not 0 <= index < len(self._inputs):
-            raise IndexError("set_tensor: no input with index %d" % index)
-        self._feeds[self._inputs[index]["name"]] = value
+    def get_tensor_details(self):
+        """The inputs and outputs (the tensors the interpreter holds)."""
+        self._live()
+        return [_details(t) for t in self._tensors]
 
+    # ---- feeding ---------------------------------------------------------------------------
+    def allocate_tensors(self):
+        """Makes each input's buffer for its current shape (tensor() views
+        it) and plans the model for those shapes: tfpi plans while it runs,
+        so this runs the model once on zeros, which also gives the outputs'
+        shapes (a planning run that fails is left to invoke() to report)."""
+        with self._lock:
+            self._live()
+            for t in self._tensors:
+                if t["input"]:
+                    self._buffers[t["index"]] = self._new_buffer(t, t["shape"])
+            self._allocated = True
+            if all(t["dtype"] != object for t in self._tensors if t["input"]):
+                try:
+                    self._run(keep_values=False)
+                except TfpiError:
+                    pass
+
+    def _new_buffer(self, t, shape):
+        if t["dtype"] is None:
+            raise ValueError("input %d (%s) has no known dtype" % (t["index"], t["name"]))
+        check_budget(shape, t["dtype"].itemsize, self._session.max_memory, "input %d (%s)" % (t["index"], t["name"]))
+        return np.zeros(shape, dtype=t["dtype"]) if t["dtype"] != object else np.full(shape, b"", dtype=object)
+
+    def _ensure_allocated(self):
+        if not self._allocated:
+            self.allocate_tensors()
+
+    def resize_tensor_input(self, input_index, tensor_size, strict=False):
+        """Gives input `input_index` a new shape (call allocate_tensors()
+        after). Only the sizes the graph leaves unknown (-1 in
+        shape_signature) can change, strict or not: a frozen graph's
+        declared sizes are fixed (tflite reshapes a whole model instead)."""
+        with self._lock:
+            t = self._input(input_index)
+            try:
+                shape = [int(d) for d in np.asarray(tensor_size).reshape(-1)]
+            except (TypeError, ValueError) as e:
+                raise ValueError("resize_tensor_input: tensor_size must be a list of ints: %s" % e) from None
+            check_shape(shape, "resize_tensor_input(%d)" % input_index)
+            signature = t["signature"]
+            if signature and not _fits(signature, shape):
+                raise ValueError("resize_tensor_input(%d, %s): input %s has shape %s; %s" % (
+                    input_index, shape, t["name"], signature,
+                    "strict=True only allows mutating unknown dimensions identified by -1" if strict else
+                    "a frozen graph fixes the sizes it declares, only those identified by -1 can change"))
+            t["shape"] = shape
+            self._allocated = False
+
+    def set_tensor(self, tensor_index, value):
+        """Copies value into an input: the dtype must be the input's, the
+        shape its current one (sizes the model leaves unknown may differ);
+        otherwise ValueError, as tflite."""
+        with self._lock:
+            t = self._input(tensor_index)
+            self._ensure_allocated()
+            array = value if isinstance(value, np.ndarray) else np.asarray(value)
+            if t["dtype"] == object:
+                ok = array.dtype.kind in "SUO"
+            else:
+                ok = array.dtype == t["dtype"]
+            if not ok:
+                raise TfpiValueError(INVALID_ARGUMENT, "Cannot set tensor: Got value of type %s but expected type "
+                                     "%s for input %d, name: %s" % (array.dtype, t["dtype"], t["index"], t["name"]))
+            shape = list(array.shape)
+            if len(shape) != len(t["shape"]):
+                raise TfpiValueError(INVALID_ARGUMENT, "Cannot set tensor: Dimension mismatch. Got %d but expected "
+                                     "%d for input %d (%s)" % (len(shape), len(t["shape"]), t["index"], t["name"]))
+            for dim, (got, want) in enumerate(zip(shape, t["shape"])):
+                unknown = bool(t["signature"]) and t["signature"][dim] < 0
+                if got != want and not unknown:
+                    raise TfpiValueError(INVALID_ARGUMENT, "Cannot set tensor: Dimension mismatch. Got %d but "
+                                         "expected %d for dimension %d of input %d (%s)"
+                                         % (got, want, dim, t["index"], t["name"]))
+            buffer = self._buffers[t["index"]]
+            if list(buffer.shape) != shape:  # a size the model leaves open
+                buffer = self._buffers[t["index"]] = self._new_buffer(t, shape)
+            buffer[...] = array
+
+    def tensor(self, tensor_index):
+        """A function returning the tensor's current array: an input's
+        buffer (write into it to set the input, as with tflite), or an
+        output's value from the last invoke()."""
+        index = self._tensor(tensor_index)["index"]
+        self._ensure_allocated()
+
+        def current():
+            with self._lock:
+                self._live()
+                if index not in self._buffers:
+                    raise ValueError("tensor %d (%s) has no value yet: call invoke() first"
+                                     % (index, self._tensors[index]["name"]))
+                return self._buffers[index]
+        return current
+
+    # ---- running ---------------------------------------------------------------------------
     def invoke(self):
-        names = [d["name"] for d in self._outputs]
-        self._results = dict(zip(names, self._session.run(self._feeds, names)))
+        """Runs the model on the inputs' current values. A failed run raises
+        a RuntimeError (a TfpiError with tfpi's message)."""
+        with self._lock:
+            self._live()
+            self._ensure_allocated()
+            self._run(keep_values=True)
 
-    def get_tensor(self, index):
-        i = index - len(self._inputs)
-        if 0 <= i < len(self._outputs) and self._outputs[i]["name"] in self._results:
-            return self._results[self._outputs[i]["name"]]
-        if 0 <= index < len(self._inputs) and self._inputs[index]["name"] in self._feeds:
-            return self._feeds[self._inputs[index]["name"]]
-        raise IndexError("get_tensor: no value for index %d (invoke first)" % index)
+    def _run(self, keep_values):
+        feeds = {t["name"]: self._buffers[t["index"]] for t in self._tensors if t["input"]}
+        outputs = [t for t in self._tensors if not t["input"]]
+        results = self._session.run(feeds, [t["name"] for t in outputs])
+        for t, value in zip(outputs, results):
+            if keep_values:
+                self._buffers[t["index"]] = value
+            t["shape"] = list(value.shape)
+            if not t["signature"]:  # fixed if every input's shape is
+                t["signature"] = list(value.shape) if self._inputs_fixed() else [-1] * value.ndim
+            if t["dtype"] is None:
+                t["dtype"] = value.dtype
+
+    def _inputs_fixed(self):
+        return all(t["signature"] and min(t["signature"]) >= 0 for t in self._tensors if t["input"])
+
+    def get_tensor(self, tensor_index, subgraph_index=0):
+        """A copy of the tensor's current value (outputs: after invoke())."""
+        if subgraph_index != 0:
+            raise ValueError("subgraph_index %r: a frozen graph has one subgraph, 0" % (subgraph_index,))
+        return np.array(self.tensor(tensor_index)(), copy=True)
+
+    def reset_all_variables(self):
+        """Nothing to reset: a frozen graph has no variables."""
+        self._live()
+
+    # ---- signatures ------------------------------------------------------------------------
+    def get_signature_list(self):
+        """{key: {"inputs": [input keys], "outputs": [output keys]}}; a
+        frozen graph has "serving_default", keyed by tensor names."""
+        self._live()
+        return {key: {"inputs": list(s["inputs"]), "outputs": list(s["outputs"])}
+                for key, s in self._signatures.items()}
+
+    def get_signature_runner(self, signature_key=None):
+        """A SignatureRunner: runner(**{input key: array}) -> {output key: array}."""
+        self._live()
+        if signature_key is None:
+            if len(self._signatures) != 1:
+                raise ValueError("SignatureDef signature_key is None and model has %d Signatures. None is only "
+                                 "allowed when the model has 1 SignatureDef" % len(self._signatures))
+            signature_key = next(iter(self._signatures))
+        if signature_key not in self._signatures:
+            raise ValueError("SignatureDef signature_key %r not found; the model has %s"
+                             % (signature_key, sorted(self._signatures)))
+        return SignatureRunner(self, signature_key)
+
+    # ---- lifetime (tfpi's additions) -------------------------------------------------------
+    def close(self):
+        """Frees the model now (otherwise when the Interpreter is collected);
+        any later call raises ValueError."""
+        with self._lock:
+            session, self._session = self._session, None
+            self._buffers = {}
+        if session is not None:
+            session.close()
+            self._graph.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _fits(signature, shape):
+    return len(signature) == len(shape) and all(s < 0 or s == d for s, d in zip(signature, shape))
+
+
+class SignatureRunner:
+    """tflite's SignatureRunner: call it with one keyword array per input
+    key; it returns {output key: array}. get_input_details() and
+    get_output_details() give {key: details}."""
+
+    def __init__(self, interpreter, signature_key):
+        self._interpreter = interpreter
+        self._key = signature_key
+        self._signature = interpreter._signatures[signature_key]
+
+    def _named_details(self, names):
+        interpreter = self._interpreter
+        interpreter._live()
+        by_name = {t["name"]: t for t in interpreter._tensors}
+        out = {}
+        for key, name in names.items():
+            t = by_name.get(name)
+            if t is None:
+                d = interpreter._graph.tensor_details(name)
+                t = dict(d, index=-1, signature=list(d["shape"] or []), shape=list(d["shape"] or []),
+                         quantization=(0.0, 0))
+            out[key] = _details(t)
+        return out
+
+    def get_input_details(self):
+        return self._named_details(self._signature["inputs"])
+
+    def get_output_details(self):
+        return self._named_details(self._signature["outputs"])
+
+    def allocate_tensors(self):
+        self._interpreter.allocate_tensors()
+
+    def __call__(self, **inputs):
+        self._interpreter._live()
+        for key in inputs:
+            if key not in self._signature["inputs"]:
+                raise ValueError("Invalid Input name (%s) for SignatureDef %s: its inputs are %s"
+                                 % (key, self._key, list(self._signature["inputs"])))
+        if len(inputs) != len(self._signature["inputs"]):
+            raise ValueError("Invalid number of inputs provided for running a SignatureDef, expected %d vs "
+                             "provided %d (%s)" % (len(self._signature["inputs"]), len(inputs),
+                                                   ", ".join(self._signature["inputs"])))
+        feeds = {self._signature["inputs"][key]: value for key, value in inputs.items()}
+        keys = list(self._signature["outputs"])
+        results = self._interpreter._session.run(feeds, [self._signature["outputs"][k] for k in keys])
+        return dict(zip(keys, results))

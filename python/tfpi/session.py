@@ -1,26 +1,38 @@
 """Session: runs a Graph with named feeds and fetches, numpy in and out.
 
-A session may be shared between Python threads: runs take turns (a lock),
-and the GIL is released while tfpi computes, so other Python threads and
-other sessions keep going."""
+Feeds are cast to the dtype the graph expects, as TensorFlow's session.run
+does (a Python list, a float64 array for a float32 placeholder...), and
+checked against a Placeholder's declared shape and the memory budget before
+anything is copied. A session may be shared between Python threads: runs
+take turns (a lock), and the GIL is released while tfpi computes, so other
+Python threads and other sessions keep going."""
 import ctypes
 import threading
 
 from ._library import SessionOptions, Status, lib
 from ._tensors import from_tensor, to_tensor
+from .errors import INVALID_ARGUMENT, TfpiValueError
+
+
+def _shape_fits(declared, shape):
+    return len(declared) == len(shape) and all(d < 0 or d == s for d, s in zip(declared, shape))
 
 
 class Session:
-    """Session(graph, num_threads=0, max_memory=0): num_threads <= 0 uses one
-    thread per core, 1 creates none; max_memory is the memory budget in bytes
+    """Session(graph, num_threads=0, max_memory=0): num_threads 0 or -1 uses
+    one thread per core, 1 creates none; max_memory is the memory budget in bytes
     (0: half the RAM, -1: none). The session keeps the C graph alive until it is
     closed, even if the Graph is closed first."""
 
     def __init__(self, graph, num_threads=0, max_memory=0):
+        if not -1 <= int(num_threads) <= 1024:
+            raise ValueError("num_threads=%d: give -1 or 0 (one thread per core) or 1 to 1024" % num_threads)
         status = Status()
         options = SessionOptions(int(num_threads), int(max_memory))
         self.graph = graph
+        self.max_memory = lib.tfpi_default_max_memory() if max_memory == 0 else int(max_memory)
         self._lock = threading.Lock()
+        self._feed_details = {}
         graph._live()
         self._graph_owner = graph._owner
         self._ptr = lib.tfpi_session_new(self._graph_owner.acquire(), ctypes.byref(options),
@@ -44,17 +56,42 @@ class Session:
     def __exit__(self, *exc):
         self.close()
 
+    def _details(self, name):
+        """What the graph says about a feed (cached): its dtype code and the
+        shape a Placeholder declares; None for a name the graph lacks."""
+        if name not in self._feed_details:
+            try:
+                details = self.graph.tensor_details(name)
+            except ValueError:  # a closed Graph: the C graph lives on, unasked
+                details = None
+            self._feed_details[name] = details
+        return self._feed_details[name]
+
+    def _feed_tensor(self, name, value):
+        details = self._details(name)
+        code = details["code"] if details and details["code"] else None
+        tensor = to_tensor(value, name, code, self.max_memory)
+        declared = details["shape"] if details else None
+        if declared is not None:
+            shape = tuple(lib.tfpi_tensor_dim(tensor, i) for i in range(lib.tfpi_tensor_ndims(tensor)))
+            if not _shape_fits(declared, shape):
+                lib.tfpi_tensor_free(tensor)
+                raise TfpiValueError(INVALID_ARGUMENT, "Cannot feed value of shape %s for Tensor '%s', which "
+                                     "has shape %s" % (shape, name, tuple(None if d < 0 else d for d in declared)))
+        return tensor
+
     def run(self, feeds, fetches):
         """feeds: {"name" or "name:k": array-like}; fetches: a name (returns
-        one array) or a list of names (returns a list). Raises TfpiError
-        with tfpi's message on failure."""
+        one array) or a list of names (returns a list). Raises a TfpiError
+        with tfpi's message on failure: a ValueError for a bad feed or name,
+        a RuntimeError for a failed run."""
         single = isinstance(fetches, str)
         fetch_list = [fetches] if single else list(fetches)
         names = list(feeds)
         tensors = []
         try:
             for name in names:
-                tensors.append(to_tensor(feeds[name], name))
+                tensors.append(self._feed_tensor(name, feeds[name]))
             feed_names = (ctypes.c_char_p * max(1, len(names)))(*[n.encode() for n in names])
             feed_ptrs = (ctypes.c_void_p * max(1, len(names)))(*tensors)
             fetch_names = (ctypes.c_char_p * max(1, len(fetch_list)))(
@@ -66,7 +103,7 @@ class Session:
                     raise ValueError("Session.run on a closed session")
                 lib.tfpi_session_run(self._ptr, feed_names, feed_ptrs, len(names), fetch_names,
                                      outputs, len(fetch_list), ctypes.byref(status))
-            status.check()
+            status.check(running=True)
         finally:
             for t in tensors:
                 lib.tfpi_tensor_free(t)

@@ -1,11 +1,13 @@
 /* graph_inspect.c - the public questions about a loaded graph: its nodes'
- * names, ops and inputs, and a node's dtype and shape attributes (what a
- * Placeholder expects). Bindings (python/tfpi) list inputs and outputs with
+ * names, ops, data and control inputs, a node's dtype and shape attributes
+ * (what a Placeholder expects) and a Const's value. Bindings (python/tfpi) list inputs and outputs with
  * them. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/graph.h"
 #include "graph/node_def.h"
+#include "graph/tensor_proto.h"
 #include "tfpi.h"
 
 int tfpi_graph_num_nodes(const tfpi_graph *graph) { return graph->num_nodes; }
@@ -56,4 +58,34 @@ int tfpi_graph_node_shape(const tfpi_graph *graph, const char *tensor_name, int6
     for (size_t i = 0; i < shape->n_dim && (int)i < max_dims; i++)
         dims[i] = shape->dim[i]->size < 0 ? -1 : shape->dim[i]->size;
     return (int)shape->n_dim;
+}
+
+int tfpi_graph_node_num_control_inputs(const tfpi_graph *graph, int index)
+{
+    return index >= 0 && index < graph->num_nodes ? graph->nodes[index].num_controls : 0;
+}
+
+int tfpi_graph_node_control_input(const tfpi_graph *graph, int index, int k)
+{
+    if (index < 0 || index >= graph->num_nodes || k < 0 || k >= graph->nodes[index].num_controls)
+        return -1;
+    return graph->nodes[index].controls[k];
+}
+
+tfpi_tensor *tfpi_graph_const_value(const tfpi_graph *graph, const char *name, tfpi_status *status)
+{
+    int index = tp_graph_find(graph, name, strlen(name));
+    const Tfpi__NodeDef *def = index >= 0 ? graph->nodes[index].def : NULL;
+    const Tfpi__AttrValue *value = def ? tp_attr(def, "value") : NULL;
+    if (!def || strcmp(def->op, "Const") != 0 || !value || value->value_case != TFPI__ATTR_VALUE__VALUE_TENSOR) {
+        tfpi_status_set(status, TFPI_NOT_FOUND, "'%s' is not a Const node of the graph", name);
+        return NULL;
+    }
+    tfpi_tensor view = {0};
+    void *owned = NULL;
+    tfpi_tensor *copy = NULL;
+    if (tp_tensor_from_proto(value->tensor, &view, &owned, name, status) == TFPI_OK)
+        copy = tp_tensor_clone(&view, status);
+    free(owned); /* expanded values; strings point into the proto and were copied */
+    return copy;
 }

@@ -2,7 +2,8 @@
  * planned shapes (Conv2D = output elements x input depth x filter h x w x 2,
  * depthwise = output elements x filter h x w x 2, MatMul = k x outputs x 2;
  * the same for QuantizedConv2D and QuantizedMatMul, whose multiply-adds
- * are on 8-bit codes) and output sizes. */
+ * are on 8-bit codes), output sizes, and each step's outputs (dtypes and
+ * shapes, for benchmark_model --show_sizes). */
 #include "run/profile.h"
 
 #include <stdlib.h>
@@ -32,14 +33,22 @@ static int64_t estimate_flops(const tp_op_ctx *ctx)
     return 0;
 }
 
-tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count)
+tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count, const tp_op_ctx ***steps)
 {
     tfpi_node_profile *records = calloc((size_t)plan->num_steps + 1, sizeof *records);
+    *steps = calloc((size_t)plan->num_steps + 1, sizeof **steps);
     *count = 0;
-    for (int s = 0; records && s < plan->num_steps; s++) {
+    if (!records || !*steps) {
+        free(records);
+        free(*steps);
+        *steps = NULL;
+        return NULL;
+    }
+    for (int s = 0; s < plan->num_steps; s++) {
         if (plan->nodes[plan->steps[s]].fused)
             continue;
         const tp_op_ctx *ctx = &plan->nodes[plan->steps[s]].ctx;
+        (*steps)[*count] = ctx;
         tfpi_node_profile *r = &records[(*count)++];
         r->name = ctx->def->name;
         r->op = ctx->def->op;

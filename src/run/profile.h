@@ -10,8 +10,9 @@
 #include "plan/plan.h"
 
 /* One record per step the plan runs (not the fused ones), names and FLOPs
- * filled in, *count of them; NULL if out of memory. Freed with free(). */
-tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count);
+ * filled in, *count of them, and in *steps (freed with free()) the context of
+ * each, which holds its outputs; NULL if out of memory. Freed with free(). */
+tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count, const tp_op_ctx ***steps);
 
 
 #endif

@@ -26,6 +26,7 @@ struct tfpi_session {
     int num_feeds, num_fetches;
     bool profiling;
     tfpi_node_profile *profile; /* one record per step run (fused steps are not) */
+    const tp_op_ctx **profiled_steps; /* the step of each record: its outputs */
     int num_profiled;
     uint64_t max_memory; /* the plans' memory budget */
 };
@@ -63,6 +64,15 @@ int64_t tfpi_default_max_memory(void)
     return tp_default_memory_budget(&budget, &ignored) ? budget : (int64_t)1 << 30;
 }
 
+static void free_profile(tfpi_session *s)
+{
+    free(s->profile);
+    free(s->profiled_steps);
+    s->profile = NULL;
+    s->profiled_steps = NULL;
+    s->num_profiled = 0;
+}
+
 static void forget_plan(tfpi_session *s)
 {
     tp_plan_free(s->plan);
@@ -71,8 +81,7 @@ static void forget_plan(tfpi_session *s)
     s->flow = NULL;
     tfpi_graph_free(s->resolved);
     s->resolved = NULL;
-    free(s->profile);
-    s->profile = NULL;
+    free_profile(s);
     for (int i = 0; i < s->num_feeds; i++)
         free(s->feed_names[i]);
     for (int i = 0; i < s->num_fetches; i++)
@@ -208,16 +217,22 @@ void tfpi_session_set_profiling(tfpi_session *session, int enabled)
  * in the last run (the nodes run one at a time are not timed). */
 static tfpi_code collect_region_profiles(tfpi_session *s, tfpi_status *status)
 {
-    free(s->profile);
-    s->profile = NULL;
-    s->num_profiled = 0;
+    free_profile(s);
     for (int i = 0; i < s->flow->num_regions; i++) {
         tp_flow_region *r = &s->flow->regions[i];
         int count = 0;
-        tfpi_node_profile *records = r->profiled && r->plan ? tp_profile_new(r->plan, &count) : NULL;
-        tfpi_node_profile *all = records ? realloc(s->profile, sizeof *all * ((size_t)s->num_profiled + count + 1)) : NULL;
-        if (records && !all) {
+        const tp_op_ctx **steps = NULL;
+        tfpi_node_profile *records = r->profiled && r->plan ? tp_profile_new(r->plan, &count, &steps) : NULL;
+        size_t total = (size_t)s->num_profiled + (size_t)count + 1;
+        tfpi_node_profile *all = records ? realloc(s->profile, sizeof *all * total) : NULL;
+        if (all)
+            s->profile = all;
+        const tp_op_ctx **all_steps = all ? realloc(s->profiled_steps, sizeof *all_steps * total) : NULL;
+        if (all_steps)
+            s->profiled_steps = all_steps;
+        if (records && !all_steps) {
             free(records);
+            free(steps);
             return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
         }
         for (int k = 0; k < count; k++) {
@@ -226,10 +241,11 @@ static tfpi_code collect_region_profiles(tfpi_session *s, tfpi_status *status)
         }
         if (records) {
             memcpy(all + s->num_profiled, records, sizeof *all * (size_t)count);
-            s->profile = all;
+            memcpy(all_steps + s->num_profiled, steps, sizeof *all_steps * (size_t)count);
             s->num_profiled += count;
         }
         free(records);
+        free(steps);
         r->profiled = false;
     }
     return TFPI_OK;
@@ -239,6 +255,30 @@ int tfpi_session_profile(const tfpi_session *session, const tfpi_node_profile **
 {
     *nodes = session->profile;
     return session->profile ? session->num_profiled : 0;
+}
+
+int tfpi_session_profile_num_outputs(const tfpi_session *session, int node)
+{
+    return session->profile && node >= 0 && node < session->num_profiled
+               ? session->profiled_steps[node]->num_outputs
+               : 0;
+}
+
+int tfpi_session_profile_output(const tfpi_session *session, int node, int k, tfpi_dtype *dtype, int64_t *dims,
+                                int max_dims)
+{
+    if (k < 0 || k >= tfpi_session_profile_num_outputs(session, node))
+        return -1;
+    const tfpi_tensor *t = &session->profiled_steps[node]->outputs[k];
+    *dtype = t->dtype;
+    for (int i = 0; i < t->ndims && i < max_dims; i++)
+        dims[i] = t->dims[i];
+    return t->ndims;
+}
+
+void tfpi_session_reset(tfpi_session *session)
+{
+    forget_plan(session);
 }
 
 size_t tfpi_session_arena_bytes(const tfpi_session *session)
@@ -282,7 +322,7 @@ tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
             memcpy(tp_plan_tensor(plan, plan->feeds[f])->data, feeds[f]->data, tp_byte_size(feeds[f]));
     }
     if (session->profiling && !session->profile &&
-        !(session->profile = tp_profile_new(plan, &session->num_profiled)))
+        !(session->profile = tp_profile_new(plan, &session->num_profiled, &session->profiled_steps)))
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for the profile");
     if ((code = tp_plan_execute(plan, session->profiling ? session->profile : NULL, status)) != TFPI_OK)
         return code;

@@ -373,7 +373,8 @@ def index_cases(c):
     c.output("one_hot_fed_out_of_range", [ph("i", [2], INT32), const("d", i32(3)), const("on", f32(1)),
                                           const("off", f32(0)), node("y", "OneHot", ["i", "d", "on", "off"])],
              r"y: float \[2,3\] 0 0 0 0 0 0$", feeds=[("i", i32([-7, 2**31 - 1]))])
-    c.error("feed_shape_contradicts", fed + [node("y", "GatherV2", ["p", "i", "ax"])], r"feed 'i' has shape \[3\]",
+    c.error("feed_shape_contradicts", fed + [node("y", "GatherV2", ["p", "i", "ax"])],
+            r"--input: \[3\] does not fit input 'i', which the graph declares as int32 \[1\]",
             feeds=[("i", i32([0, 1, 0]))])
     c.error("gather_index_negative", one_op("GatherV2", [x, i32([-1]), i32(0)]), "node 'y'")
     c.error("gather_index_huge", one_op("GatherV2", [x, i64([HUGE]), i32(0)]), "node 'y'")

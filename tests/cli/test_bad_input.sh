@@ -23,9 +23,13 @@ expect_error "random bytes model" "random.pb" label_image $LI --graph="$CLI_TMP/
 expect_error "empty model" "empty.pb: the file is empty" label_image $LI --graph="$CLI_TMP/empty.pb"
 expect_error "missing model" "nothere.pb: cannot open" label_image $LI --graph="$CLI_TMP/nothere.pb"
 expect_error "unknown op" "node 'x' needs op 'FancyOp'" run_graph --graph="$CLI_TMP/unknown_op.pb" --output=x
-expect_error "wrong input layer" "feed 'nosuch'.*no node named 'nosuch'" label_image $LI --input_layer=nosuch
+expect_error "wrong input layer: the flag, and the graph's inputs" \
+    "^error: --input_layer: the graph has no node named 'nosuch'; its inputs: input \(float \[1,128,128,3\]\)$" \
+    label_image $LI --input_layer=nosuch
 expect_error "wrong output layer" "fetch 'nosuch:0'" label_image $LI --output_layer=nosuch:0
-expect_error "wrong input shape" "feed 'input' has shape \[1,100,128,3\].*\[1,128,128,3\]" label_image $LI --input_height=100
+expect_error "wrong input shape: the flags that gave it, not --graph" \
+    "^error: --input_width/--input_height: \[1,100,128,3\] does not fit input 'input', which the graph declares as float \[1,128,128,3\]$" \
+    label_image $LI --input_height=100
 expect_error "non-image file" "text.jpg" label_image $LI --image="$CLI_TMP/text.jpg"
 expect_error "truncated JPEG" "truncated.jpg" label_image $LI --image="$CLI_TMP/truncated.jpg"
 expect_error "missing image" "nothere.jpg: cannot open" label_image $LI --image="$CLI_TMP/nothere.jpg"

@@ -22,10 +22,11 @@ ppm() {
         } }'
 }
 
-# top_label IMAGE: label_image's top label for an image, as camera prints it.
+# top_label IMAGE: label_image's top label for an image, as camera says it
+# (the first name of a synonym list).
 top_label() {
     # shellcheck disable=SC2086
-    $QEMU "$BIN/label_image" $MODEL --image="$1" | head -n 1 | sed -E 's/ \([0-9]+\): [^ ]+$//'
+    $QEMU "$BIN/label_image" $MODEL --image="$1" | head -n 1 | sed -E 's/ \([0-9]+\): [^ ]+$//; s/,.*//'
 }
 
 # expect_stdout NAME EXPECTED_FILE TOOL ARGS...: exit 0 and stdout equal to the file.

@@ -4,7 +4,9 @@
 # C program (tests/cli/data/tfpi_app.c) builds with nothing but pkg-config,
 # statically and dynamically, and labels grace_hopper.jpg as label_image
 # does, the installed Python module imports and finds libtfpi.so by itself,
-# and uninstall leaves nothing behind.
+# install-strip's programs lose their symbols and still run, make install's
+# default Python folder is on Debian's python3 path, and uninstall leaves
+# nothing behind.
 # Host builds install under PREFIX with pkg-config --define-prefix; cross
 # builds install into a copy of the target sysroot (PREFIX=/usr, the
 # multiarch libdir) and use PKG_CONFIG_SYSROOT_DIR, as a cross build against
@@ -135,6 +137,34 @@ else
     else
         cli_result "the installed Python module loads the installed libtfpi.so" no "$out"
     fi
+    if [ -z "${SANITIZE:-}" ] && [ "$BIN" = gen/linux/bin ]; then
+        out=$(env -u TFPI_LIBRARY PYTHONPATH=python /usr/bin/python3 -c \
+            'import os, tfpi, tfpi._library as l; print(tfpi.version(), os.path.relpath(l.lib._name))' 2>&1)
+        cli_result "in the build tree PYTHONPATH=python is enough: the module finds gen/linux/lib/libtfpi.so" \
+            "$([ "$out" = "$VERSION gen/linux/lib/libtfpi.so" ] && echo yes)" "$out"
+    fi
+fi
+
+if [ -z "${CROSS_PREFIX:-}" ] && [ "$PREFIX" = /usr/local ]; then
+    if /usr/bin/python3 -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$PYTHONDIR"; then
+        cli_result "make install's default PYTHONDIR ($PYTHONDIR) is where Debian's python3 looks" yes ""
+    else
+        cli_result "make install's default PYTHONDIR is where Debian's python3 looks" no "$PYTHONDIR is not on sys.path"
+    fi
+fi
+
+# make install-strip: the same programs without their symbols, smaller, still running.
+S=$CLI_TMP/stripped
+if DESTDIR=$S STRIP_PROGRAMS=${CROSS_PREFIX:-}strip sh packaging/install.sh install >"$CLI_TMP/out" 2>&1; then
+    full=$(wc -c <"$D$BINDIR/label_image")
+    stripped=$(wc -c <"$S$BINDIR/label_image")
+    got=$(cd "$CLI_TMP" && $QEMU "$S$BINDIR/label_image" --top_k=1 2>&1)
+    symbols=$("${CROSS_PREFIX:-}readelf" -S "$S$BINDIR/label_image" | grep -c '\.symtab')
+    cli_result "install-strip: label_image without symbols ($full -> $stripped bytes) labels as before" \
+        "$([ "$stripped" -lt "$full" ] && [ "$symbols" -eq 0 ] && [ "$got" = "$want" ] && echo yes)" \
+        "$symbols symbol tables, $stripped bytes, printed '$got'"
+else
+    cli_result "install-strip" no "$(cat "$CLI_TMP/out")"
 fi
 
 DESTDIR=$D sh packaging/install.sh uninstall >"$CLI_TMP/out" 2>&1

@@ -59,8 +59,11 @@ cli_result "quantize_nodes on MobileNet" "$([ "$rc" -eq 0 ] && echo yes)" "$(hea
 expect_output "quantized ops, no float Conv2D" "Op types used: .*15 QuantizedConv2D" summarize_graph --in_graph="$Q"
 expect_output "summarize_graph counts the 8-bit ops" "^Eight-bit: 116 quantized ops, .* 43 ranges measured per run \(RequantizationRange\), 0 frozen$" \
     summarize_graph --in_graph="$Q"
-expect_output "benchmark_model counts the 8-bit multiply-adds" "^FLOPs estimate: 2[0-9.]*M" benchmark_model --graph="$Q" \
+expect_output "benchmark_model counts the 8-bit multiply-adds as integer operations" \
+    "^Integer ops estimate \(8-bit multiply-adds x 2\): 2[0-9.]*M" benchmark_model --graph="$Q" \
     --input_layer=input --input_layer_shape=1,128,128,3 --output_layer=$OUT --num_runs=1 --show_flops
+cli_result "benchmark_model's FLOPs of the 8-bit graph: only its float ops (the depthwise convolutions)" \
+    "$(grep -qE '^FLOPs estimate: [0-9]\.[0-9]+M$' "$CLI_TMP/out" && echo yes)" "$(grep FLOPs "$CLI_TMP/out")"
 run_tool summarize_graph --in_graph="$Q" --print_structure
 cli_result "TF's node names" "$(grep -q '^MobilenetV1/MobilenetV1/Conv2d_0/BatchNorm/batchnorm/mul_1/eightbit (QuantizedConv2D)' \
     "$CLI_TMP/out" && grep -q '^MobilenetV1/MobilenetV1/Conv2d_0/Relu6 (Dequantize)' "$CLI_TMP/out" && echo yes)" \

@@ -11,45 +11,28 @@ PYTHONPATH=python set."""
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "diff"))
-from graphdef import DType, Node, Shape, encode_graph  # noqa: E402
+from graphdef import DType, Node, Shape  # noqa: E402
 
 import tfpi  # noqa: E402
+from checks import TMP, TOOL_ENV, check, run_groups, summary, write_graph  # noqa: E402
+from checks import expect_error as expect_any_error  # noqa: E402
 
 BIN = os.environ["BIN"]
-# The C tools link their own sanitizer runtime: they run without python's LD_PRELOAD.
-TOOL_ENV = {key: value for key, value in os.environ.items() if key != "LD_PRELOAD"}
 TD = os.environ.get("TFPI_TESTDATA", "../shared/testdata")
 MODEL = "downloads/models/mobilenet_v1_0.25_224/frozen_graph.pb"
 IMAGE = "downloads/images/grace_hopper.jpg"
 OUTPUT = "MobilenetV1/Predictions/Reshape_1"
-TMP = tempfile.mkdtemp()
-results = {"passed": 0, "failed": 0}
-
-
-def check(name, ok, detail=""):
-    results["passed" if ok else "failed"] += 1
-    print(("ok   %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
 
 
 def expect_error(name, pattern, fn, error=tfpi.TfpiError):
-    try:
-        fn()
-    except error as e:
-        check(name, re.search(pattern, str(e)) is not None, "message '%s' lacks '%s'" % (e, pattern))
-        return
-    except Exception as e:  # the wrong kind of exception
-        check(name, False, "raised %s: %s" % (type(e).__name__, e))
-        return
-    check(name, False, "no exception")
+    expect_any_error(name, pattern, fn, error)
 
 
 F32, F64, I32, U8, I16, I8, STR, I64, BOOL, U16, F16 = (DType(n) for n in (1, 2, 3, 4, 5, 6, 7, 9, 10, 17, 19))
@@ -57,13 +40,6 @@ F32, F64, I32, U8, I16, I8, STR, I64, BOOL, U16, F16 = (DType(n) for n in (1, 2,
 
 def placeholder(name, dtype, dims):
     return Node(name, "Placeholder", [], {"dtype": dtype, "shape": Shape(dims)})
-
-
-def write_graph(name, nodes):
-    path = os.path.join(TMP, name)
-    with open(path, "wb") as f:
-        f.write(encode_graph(nodes))
-    return path
 
 
 def test_version():
@@ -122,8 +98,19 @@ def test_dtypes():
                          ("list of str", ["x", "yy", "zzz"])):
         out = session.run({"s": value}, "s_same")
         check("string feed from a %s" % label, list(out) == [b"x", b"yy", b"zzz"], repr(out))
-    expect_error("a feed of the wrong dtype names the feed", "'i32'",
-                 lambda: session.run({"i32": np.zeros(4, np.float32)}, "i32_sum"))
+    got = session.run({"i32": [1.9, -2.5, 3, 4], "f32": np.arange(6.0).reshape(2, 3), "u8": [[1, 2], [3, 250]]},
+                      ["i32_sum", "f32_sq", "u8_same"])
+    check("feeds are cast to the placeholder's dtype as TensorFlow's session.run does (a list, float64)",
+          got[0].dtype == np.int32 and list(got[0]) == [2, -4, 6, 8] and got[1].dtype == np.float32 and
+          np.array_equal(got[1], np.arange(6.0).reshape(2, 3) ** 2) and got[2].dtype == np.uint8 and
+          got[2][1, 1] == 250, repr(got))
+    expect_error("a feed that cannot be cast names the feed (ValueError)", "'i32'",
+                 lambda: session.run({"i32": ["a", "b", "c", "d"]}, "i32_sum"), ValueError)
+    expect_error("a Python int the placeholder's type cannot hold (TypeError, as TensorFlow)", "300",
+                 lambda: session.run({"u8": 300}, "u8_same"), TypeError)
+    expect_error("a feed of the wrong shape: TensorFlow's message (ValueError)",
+                 r"Cannot feed value of shape \(3,\) for Tensor 'i32', which has shape \(4,\)",
+                 lambda: session.run({"i32": [1, 2, 3]}, "i32_sum"), ValueError)
     expect_error("a numpy dtype tfpi has no type for", "complex",
                  lambda: session.run({"f32": np.zeros((2, 3), np.complex64)}, "f32_sq"), TypeError)
 
@@ -221,7 +208,7 @@ def test_mobilenet():
     interpreter.set_tensor(inp["index"], x)
     interpreter.invoke()
     check("Interpreter: details, set_tensor, invoke, get_tensor",
-          inp["shape"] == (1, 224, 224, 3) and inp["dtype"] == np.float32 and
+          list(inp["shape"]) == [1, 224, 224, 3] and inp["dtype"] == np.float32 and
           out["name"] == OUTPUT and np.array_equal(interpreter.get_tensor(out["index"]), reference),
           "%s %s" % (inp, out))
 
@@ -307,12 +294,6 @@ def test_errors():
     expect_error("a closed Session says so", "closed", lambda: kept.run({"input": x}, OUTPUT), ValueError)
 
 
-for test in (test_version, test_dtypes, test_string_decode, test_mobilenet, test_examples, test_two_threads,
-             test_image_helpers, test_errors):
-    try:
-        test()
-    except Exception as e:  # a crash of one group is a failure, the others still run
-        check(test.__name__, False, "%s: %s" % (type(e).__name__, e))
-shutil.rmtree(TMP)
-print("%d passed, %d failed" % (results["passed"], results["failed"]))
-sys.exit(1 if results["failed"] else 0)
+run_groups(test_version, test_dtypes, test_string_decode, test_mobilenet, test_examples, test_two_threads,
+           test_image_helpers, test_errors)
+summary()

@@ -96,7 +96,7 @@ static void test_set_string_index_range(void)
     CHECK_MSG(t, "%s", status.message);
     if (!t)
         return;
-    size_t bad[] = {2, (size_t)-1, (size_t)INT64_MAX + 1};
+    size_t bad[] = {2, (size_t)-1, SIZE_MAX / 2 + 1}; /* the last: negative as a signed size_t */
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ_INT(tfpi_tensor_set_string(t, bad[i], "ab", 2, &status), TFPI_INVALID_ARGUMENT);
         CHECK_MSG(strstr(status.message, "out of range"), "%s", status.message);

@@ -10,11 +10,38 @@
 
 #include "tfpi.h"
 
+/* The flag's current value as text: its default when printed by --help. */
+static const char *value_text(const tool_flag *f, char *buf, size_t size)
+{
+    switch (f->type) {
+    case FLAG_STRING: {
+        const char *v = *(const char *const *)f->value;
+        return !v ? "none" : *v ? v : "\"\"";
+    }
+    case FLAG_INT: snprintf(buf, size, "%d", *(const int *)f->value); return buf;
+    case FLAG_INT64: snprintf(buf, size, "%lld", (long long)*(const int64_t *)f->value); return buf;
+    case FLAG_FLOAT: snprintf(buf, size, "%g", (double)*(const float *)f->value); return buf;
+    case FLAG_BOOL: return *(const bool *)f->value ? "true" : "false";
+    case FLAG_LIST: return "none";
+    }
+    return "";
+}
+
 static void print_usage(const char *program, const tool_flag *flags, int n, const char *usage)
 {
     printf("usage: %s %s\nflags:\n", program, usage);
-    for (int i = 0; i < n; i++)
-        printf("  --%-28s %s\n", flags[i].name, flags[i].help);
+    for (int i = 0; i < n; i++) {
+        char value[64];
+        printf("  --%-28s %s (default: %s)\n", flags[i].name, flags[i].help, value_text(&flags[i], value, sizeof value));
+    }
+}
+
+bool flags_check_threads(int n)
+{
+    if (n >= -1 && n <= MAX_THREADS)
+        return true;
+    fprintf(stderr, "error: --num_threads=%d: give -1 or 0 (one thread per core) or 1 to %d\n", n, MAX_THREADS);
+    return false;
 }
 
 static int set_value(const tool_flag *f, const char *value)

@@ -22,8 +22,16 @@ typedef struct tool_flag {
     const char *help;
 } tool_flag;
 
+/* --num_threads, the same in every tool: -1 or 0 use one thread per core,
+ * 1 creates none, N uses N. */
+#define NUM_THREADS_FLAG(n) {"num_threads", FLAG_INT, &(n), "threads (-1 or 0 = one per core)"}
+#define MAX_THREADS 1024
+/* True if n is a --num_threads value; otherwise prints the error. */
+bool flags_check_threads(int n);
+
 /* Parses argv. Returns 0 on success, 1 after printing an error to stderr,
- * 2 after printing usage for --help or the version for --version. flag_list storage is freed by
+ * 2 after printing usage for --help (each flag with its help and the value
+ * it has before parsing: its default) or the version for --version. flag_list storage is freed by
  * flags_free. */
 int flags_parse(int argc, char **argv, const tool_flag *flags, int num_flags, const char *usage);
 void flags_free(const tool_flag *flags, int num_flags);

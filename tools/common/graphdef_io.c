@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "file_util.h"
 #include "graph/graph_memmapped.h"
@@ -144,6 +145,49 @@ Tfpi__GraphDef *graphdef_read_in_graph(const char *in_graph)
     Tfpi__GraphDef *graph = graphdef_read(in_graph, false, NULL, &status);
     if (!graph)
         fprintf(stderr, "error: %s\n", status.message);
+    return graph;
+}
+
+/* True if path is a regular file whose name or first 4 KiB say text. */
+static bool is_text_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    if (has_text_suffix(path))
+        return true;
+    uint8_t head[4096];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return looks_like_text(head, n);
+}
+
+tfpi_graph *graphdef_load_model(const char *path, tfpi_status *status)
+{
+    if (!is_text_file(path))
+        return tfpi_graph_load_file(path, status);
+    Tfpi__GraphDef *def = graphdef_read(path, false, NULL, status);
+    if (!def)
+        return NULL;
+    size_t size = tfpi__graph_def__get_packed_size(def);
+    uint8_t *packed = malloc(size ? size : 1);
+    tfpi_graph *graph = NULL;
+    if (!packed) {
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", path);
+    } else {
+        tfpi__graph_def__pack(def, packed);
+        graph = tfpi_graph_load_buffer(packed, size, status);
+    }
+    if (!graph && packed && !strncmp(status->message, "model buffer", 12)) { /* name the file instead */
+        char detail[sizeof status->message];
+        memcpy(detail, status->message + 12, sizeof detail - 12);
+        detail[sizeof detail - 13] = '\0';
+        snprintf(status->message, sizeof status->message, "%s%s", path, detail);
+    }
+    free(packed);
+    tfpi__graph_def__free_unpacked(def, NULL);
     return graph;
 }
 

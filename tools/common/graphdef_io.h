@@ -1,7 +1,8 @@
 /* graphdef_io.h - whole GraphDef messages in and out of files for the graph
  * tools (summarize_graph, transform_graph, convert_graphdef_memmapped_format,
  * print_required_ops, graph_to_dot): binary .pb, text .pbtxt, and the
- * GraphDef inside a memmapped model. */
+ * GraphDef inside a memmapped model; and models for the tools that run them,
+ * text ones included. */
 #ifndef TFPI_GRAPHDEF_IO_H
 #define TFPI_GRAPHDEF_IO_H
 
@@ -28,6 +29,12 @@ Tfpi__GraphDef *graphdef_read(const char *path, bool inline_regions, graph_forma
  * when the flag was not given), read without inlining regions; NULL after
  * printing the error to stderr. */
 Tfpi__GraphDef *graphdef_read_in_graph(const char *in_graph);
+
+/* For the tools that run a model: a text GraphDef (a .pbtxt name, or a
+ * file that is text) through the text parser, anything else through
+ * tfpi_graph_load_file (binary and memmapped files, mapped in place).
+ * Errors name the file. */
+tfpi_graph *graphdef_load_model(const char *path, tfpi_status *status);
 
 /* Writes binary, or text when as_text. */
 tfpi_code graphdef_write(const char *path, const Tfpi__GraphDef *graph, bool as_text,

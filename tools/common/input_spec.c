@@ -29,28 +29,50 @@ static int count_fields(const char *list, char sep)
     return n;
 }
 
+/* TensorFlow's type names (DataTypeString) and numpy's spellings of them. */
+static const struct {
+    const char *name;
+    tfpi_dtype type;
+} type_names[] = {
+    {"float", TFPI_FLOAT}, {"float32", TFPI_FLOAT}, {"double", TFPI_DOUBLE}, {"float64", TFPI_DOUBLE},
+    {"int32", TFPI_INT32}, {"int64", TFPI_INT64},
+    {"int16", TFPI_INT16}, {"int8", TFPI_INT8}, {"uint8", TFPI_UINT8}, {"uint16", TFPI_UINT16},
+    {"quint8", TFPI_QUINT8}, {"qint8", TFPI_QINT8}, {"qint32", TFPI_QINT32}, {"bool", TFPI_BOOL},
+    {"string", TFPI_STRING},
+};
+
 static int parse_type(const char *name, tfpi_dtype *out)
 {
-    static const struct { const char *name; tfpi_dtype type; } types[] = {
-        {"float", TFPI_FLOAT}, {"int32", TFPI_INT32}, {"int64", TFPI_INT64}, {"uint8", TFPI_UINT8},
-        {"quint8", TFPI_QUINT8}, {"bool", TFPI_BOOL}, {"string", TFPI_STRING},
-    };
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (!strcmp(name, types[i].name)) {
-            *out = types[i].type;
+    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
+        if (!strcmp(name, type_names[i].name)) {
+            *out = type_names[i].type;
             return 0;
         }
+    fprintf(stderr, "error: --input_layer_type: unknown type '%s' (accepted:", name);
+    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
+        fprintf(stderr, " %s", type_names[i].name);
+    fprintf(stderr, ")\n");
     return -1;
 }
 
-static int parse_shape(const char *text, int64_t *dims, int *ndims)
+/* 0, or 1 after printing what is wrong with the shape of input `name`
+ * ("" is a scalar). */
+static int parse_shape(const char *text, const char *name, int64_t *dims, int *ndims)
 {
     *ndims = 0;
     for (const char *p = text; *p;) {
         char *end;
         long long v = strtoll(p, &end, 10);
-        if (end == p || v < 0 || *ndims == TFPI_MAX_DIMS || (*end && *end != ','))
-            return -1;
+        if (v == -1 && end != p) {
+            fprintf(stderr, "error: --input_layer_shape: '%s' for input '%s' has -1: give the size to benchmark "
+                            "with (e.g. 1 for the batch)\n", text, name);
+            return 1;
+        }
+        if (end == p || v < 0 || *ndims == TFPI_MAX_DIMS || (*end && *end != ',')) {
+            fprintf(stderr, "error: --input_layer_shape: no valid shape for input '%s' in '%s' (sizes separated "
+                            "by ',', ':' between inputs, e.g. 1,224,224,3)\n", name, text);
+            return 1;
+        }
         dims[(*ndims)++] = v;
         p = *end ? end + 1 : end;
     }
@@ -80,11 +102,16 @@ static int fill_values(tfpi_tensor *t, const char *values)
     for (int64_t i = 0; i < n; i++) {
         rng = rng * 1664525u + 1013904223u;
         double x = num_values ? v[i % num_values] : (double)(rng >> 8) / (double)(1u << 23) - 1.0;
+        double v = num_values ? x : 0;
         switch (tfpi_tensor_dtype(t)) {
         case TFPI_FLOAT: ((float *)data)[i] = (float)x; break;
-        case TFPI_INT32: ((int32_t *)data)[i] = num_values ? (int32_t)x : 0; break;
-        case TFPI_INT64: ((int64_t *)data)[i] = num_values ? (int64_t)x : 0; break;
-        default: ((uint8_t *)data)[i] = num_values ? (uint8_t)x : 0; break;
+        case TFPI_DOUBLE: ((double *)data)[i] = x; break;
+        case TFPI_INT32: case TFPI_QINT32: ((int32_t *)data)[i] = (int32_t)v; break;
+        case TFPI_INT64: ((int64_t *)data)[i] = (int64_t)v; break;
+        case TFPI_INT16: ((int16_t *)data)[i] = (int16_t)v; break;
+        case TFPI_UINT16: ((uint16_t *)data)[i] = (uint16_t)v; break;
+        case TFPI_INT8: case TFPI_QINT8: ((int8_t *)data)[i] = (int8_t)v; break;
+        default: ((uint8_t *)data)[i] = (uint8_t)v; break;
         }
     }
     free(v);
@@ -116,10 +143,11 @@ int input_spec_parse(input_spec *spec, const char *layers, const char *shapes, c
         tfpi_status status = {0};
         spec->names[i] = field(layers, ',', i);
         if (type && parse_type(type, &dtype)) {
-            fprintf(stderr, "error: --input_layer_type: unknown type '%s'\n", type);
             rc = 1;
-        } else if (dtype != TFPI_STRING && (!shape || parse_shape(shape, dims, &ndims))) {
-            fprintf(stderr, "error: --input_layer_shape: no valid shape for input '%s'\n", spec->names[i]);
+        } else if (dtype != TFPI_STRING && (!shape || parse_shape(shape, spec->names[i], dims, &ndims))) {
+            if (!shape)
+                fprintf(stderr, "error: --input_layer_shape: no shape for input '%s' (':' between inputs)\n",
+                        spec->names[i]);
             rc = 1;
         } else if (dtype == TFPI_STRING) {
             if (!(spec->tensors[i] = string_input(vals, &status))) {

@@ -2,6 +2,7 @@
 #include "labels.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,9 +69,29 @@ tfpi_code labels_load(const char *path, label_list *out, tfpi_status *status)
     return TFPI_OK;
 }
 
-const char *labels_name(const label_list *labels, int index)
+const char *labels_name(const label_list *labels, int index, char *buf, size_t size)
 {
+    if (labels->count == 0) {
+        snprintf(buf, size, "class %d", index);
+        return buf;
+    }
     return index >= 0 && index < labels->count && labels->names[index] ? labels->names[index] : "unknown";
+}
+
+void labels_check_count(const label_list *labels, const char *path, int64_t scores)
+{
+    if (labels->count > 0 && labels->count != scores)
+        fprintf(stderr, "warning: --labels: %s has %d labels, but the model gives %lld scores: its names may not "
+                        "match the classes\n", path, labels->count, (long long)scores);
+}
+
+const char *labels_first_name(const char *label, char *buf, size_t size)
+{
+    size_t n = strcspn(label, ",");
+    while (n > 0 && label[n - 1] == ' ')
+        n--;
+    snprintf(buf, size, "%.*s", (int)(n ? n : strlen(label)), label);
+    return buf;
 }
 
 void labels_free(label_list *labels)

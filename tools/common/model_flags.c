@@ -1,6 +1,8 @@
 /* model_flags.c - the default classifier's file paths (see model_flags.h). */
 #include "model_flags.h"
 
+#include <stdio.h>
+
 #include "data_path.h"
 
 void classifier_model_find_defaults(classifier_model *m)
@@ -9,4 +11,20 @@ void classifier_model_find_defaults(classifier_model *m)
                          sizeof m->default_graph);
     m->labels = data_path("models/mobilenet_v1_0.25_224/labels.txt", m->default_labels,
                           sizeof m->default_labels);
+}
+
+bool classifier_model_check_defaults(const classifier_model *m, const char **image, const char *default_image)
+{
+    char why[PATH_MAX + 160];
+    if (!m->graph) {
+        fprintf(stderr, "error: --graph: no model given and no default: %s; give --graph=MODEL.pb\n",
+                data_path_missing("models/mobilenet_v1_0.25_224/frozen_graph.pb", why, sizeof why));
+        return false;
+    }
+    if (image && !*image) {
+        fprintf(stderr, "error: --image: no picture given and no default: %s; give --image=PICTURE.jpg\n",
+                data_path_missing(default_image, why, sizeof why));
+        return false;
+    }
+    return true;
 }

@@ -8,6 +8,7 @@
 #define TFPI_MODEL_FLAGS_H
 
 #include <limits.h>
+#include <stdbool.h>
 
 #include "flags.h"
 
@@ -19,8 +20,15 @@ typedef struct classifier_model {
 } classifier_model;
 
 /* Points m->graph and m->labels at the default model's files, wherever
- * data_path() finds them; call before parsing the flags. */
+ * data_path() finds them (NULL where it finds nothing); call before parsing
+ * the flags. */
 void classifier_model_find_defaults(classifier_model *m);
+
+/* After parsing: true if there is a model (and, if `image` is not NULL, a
+ * picture: *image, the default data file `default_image` when not given);
+ * otherwise prints one error line saying where the default was looked for.
+ * No labels is fine: the tools then print class numbers. */
+bool classifier_model_check_defaults(const classifier_model *m, const char **image, const char *default_image);
 
 /* An initializer for a classifier_model holding the defaults but the paths
  * (classifier_model_find_defaults fills those). */
@@ -36,8 +44,8 @@ void classifier_model_find_defaults(classifier_model *m);
 
 /* The tool_flag table entries that set the fields of the classifier_model m. */
 #define CLASSIFIER_MODEL_FLAGS(m)                                                                      \
-    {"graph", FLAG_STRING, &(m).graph, "frozen GraphDef (.pb)"},                                       \
-        {"labels", FLAG_STRING, &(m).labels, "labels file (name or index:name per line)"},             \
+    {"graph", FLAG_STRING, &(m).graph, "frozen GraphDef (.pb, .pbtxt or memmapped)"},                                       \
+        {"labels", FLAG_STRING, &(m).labels, "labels file (name or index:name per line; none: class numbers)"},             \
         {"input_width", FLAG_INT, &(m).input_width, "width the model expects"},                        \
         {"input_height", FLAG_INT, &(m).input_height, "height the model expects"},                     \
         {"input_mean", FLAG_FLOAT, &(m).input_mean, "subtracted from each pixel value"},               \

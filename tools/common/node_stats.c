@@ -59,11 +59,17 @@ void node_stats_free(node_stats *stats)
     memset(stats, 0, sizeof *stats);
 }
 
-int64_t node_stats_flops(const node_stats *stats)
+bool node_stats_is_integer_op(const char *op)
+{
+    return strncmp(op, "Quantized", 9) == 0;
+}
+
+int64_t node_stats_flops(const node_stats *stats, bool integer)
 {
     int64_t total = 0;
     for (int i = 0; i < stats->count; i++)
-        total += stats->nodes[i].flops;
+        if (node_stats_is_integer_op(stats->nodes[i].op) == integer)
+            total += stats->nodes[i].flops;
     return total;
 }
 
@@ -124,25 +130,19 @@ static void print_node_table(const node_stats *stats, const char *title, int (*o
     free(rows);
 }
 
-typedef struct type_row {
-    const char *op;
-    int count, times_called;
-    double ms;
-    size_t bytes;
-} type_row;
-
 static int type_by_time(const void *a, const void *b)
 {
-    double x = ((const type_row *)a)->ms, y = ((const type_row *)b)->ms;
+    double x = ((const node_type_total *)a)->ms, y = ((const node_type_total *)b)->ms;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void print_type_summary(const node_stats *stats)
+node_type_total *node_stats_by_type(const node_stats *stats, int *count)
 {
-    type_row *rows = calloc((size_t)stats->count + 1, sizeof *rows);
+    node_type_total *rows = calloc((size_t)stats->count + 1, sizeof *rows);
     int n = 0;
+    *count = 0;
     if (!rows)
-        return;
+        return NULL;
     for (int i = 0; i < stats->count; i++) {
         const node_stat *s = &stats->nodes[i];
         int r = 0;
@@ -156,6 +156,16 @@ static void print_type_summary(const node_stats *stats)
         rows[r].times_called += s->times_called / (stats->runs ? stats->runs : 1);
     }
     qsort(rows, (size_t)n, sizeof *rows, type_by_time);
+    *count = n;
+    return rows;
+}
+
+static void print_type_summary(const node_stats *stats)
+{
+    int n;
+    node_type_total *rows = node_stats_by_type(stats, &n);
+    if (!rows)
+        return;
     double total = run_total_ms(stats), cdf = 0;
     print_heading("Summary by node type");
     printf("\t%24s\t%9s\t%9s\t%11s\t%10s\t%10s\t%14s\n", "[Node type]", "[count]", "[avg ms]", "[avg %]",
@@ -175,9 +185,9 @@ void node_stats_print(const node_stats *stats, const table_options *options)
     if (options->run_order)
         print_node_table(stats, "Run Order", by_order, options->run_order_limit);
     if (options->time)
-        print_node_table(stats, "Top by Computation Time", by_time, 10);
+        print_node_table(stats, "Top by Computation Time", by_time, options->time_limit);
     if (options->memory)
-        print_node_table(stats, "Top by Memory Use", by_memory, 10);
+        print_node_table(stats, "Top by Memory Use", by_memory, options->memory_limit);
     if (options->type || options->summary)
         print_type_summary(stats);
 }

@@ -4,6 +4,7 @@
 #ifndef TFPI_NODE_STATS_H
 #define TFPI_NODE_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tfpi.h"
@@ -26,11 +27,25 @@ typedef struct node_stats {
 /* Adds one run's profile (from tfpi_session_profile). 0 on success. */
 int node_stats_add_run(node_stats *stats, const tfpi_node_profile *profile, int n);
 void node_stats_free(node_stats *stats);
-int64_t node_stats_flops(const node_stats *stats); /* per run */
+/* Ops that compute on 8-bit codes (QuantizedConv2D, QuantizedMatMul...):
+ * their multiply-adds are integer operations, not FLOPs. */
+bool node_stats_is_integer_op(const char *op);
+/* The estimated operations of one run: float FLOPs, or (integer) the
+ * integer multiply-adds x 2 of the 8-bit ops. */
+int64_t node_stats_flops(const node_stats *stats, bool integer);
+
+/* The nodes grouped by op type, slowest first (the Summary by node type). */
+typedef struct node_type_total {
+    const char *op;
+    int count, times_called;
+    double ms; /* per run */
+    size_t bytes;
+} node_type_total;
+node_type_total *node_stats_by_type(const node_stats *stats, int *count); /* malloc'd; NULL if out of memory */
 
 typedef struct table_options {
     int run_order, time, memory, type, summary; /* which tables */
-    int run_order_limit;                        /* 0 = all rows */
+    int run_order_limit, time_limit, memory_limit; /* rows of each; 0 or less = all */
 } table_options;
 
 void node_stats_print(const node_stats *stats, const table_options *options);

@@ -16,7 +16,11 @@ static const struct {
     tfpi_dtype dtype;
 } npy_types[] = {
     {"<f4", TFPI_FLOAT}, {"<i4", TFPI_INT32}, {"<i8", TFPI_INT64}, {"|u1", TFPI_UINT8},
-    {"|b1", TFPI_BOOL},  {"<f8", TFPI_DOUBLE}, {"|i1", TFPI_INT8},
+    {"|b1", TFPI_BOOL},  {"<f8", TFPI_DOUBLE}, {"|i1", TFPI_INT8},  {"<i2", TFPI_INT16},
+    {"<u2", TFPI_UINT16}, {"<f2", TFPI_HALF},
+    /* Written only (a file is read as the plain type above): the quantized
+     * types as their codes' integer type, as TensorFlow's Python API gives them. */
+    {"|u1", TFPI_QUINT8}, {"|i1", TFPI_QINT8}, {"<i4", TFPI_QINT32}, {"<u2", TFPI_QUINT16}, {"<i2", TFPI_QINT16},
 };
 #define NUM_NPY_TYPES (sizeof npy_types / sizeof npy_types[0])
 
@@ -44,12 +48,12 @@ static tfpi_tensor *parse_header(const char *header, const char *path, tfpi_stat
 {
     const char *descr = strstr(header, "'descr'");
     tfpi_dtype dtype = 0;
-    for (size_t i = 0; descr && i < NUM_NPY_TYPES; i++)
+    for (size_t i = 0; descr && !dtype && i < NUM_NPY_TYPES; i++)
         if (strstr(descr, npy_types[i].descr) == strchr(descr + 7, '\'') + 1)
             dtype = npy_types[i].dtype;
     if (!dtype) {
         tfpi_status_set(status, TFPI_UNIMPLEMENTED,
-                 "%s: unsupported .npy type (float32, int32, int64, uint8, bool only)", path);
+                 "%s: unsupported .npy type (float32, float64, float16, int64, int32, int16, int8, uint16, uint8, bool only)", path);
         return NULL;
     }
     const char *fortran = strstr(header, "'fortran_order'");

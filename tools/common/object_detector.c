@@ -1,5 +1,6 @@
 /* object_detector.c - one Object Detection API run (see object_detector.h). */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "object_detector.h"
@@ -36,7 +37,8 @@ int detect_objects(tfpi_session *session, const tfpi_image *image, const label_l
                     continue;
                 detection *d = &out[count++];
                 d->class_id = (int)cls[i];
-                d->label = labels_name(labels, d->class_id);
+                char name[32];
+                snprintf(d->label, sizeof d->label, "%s", labels_name(labels, d->class_id, name, sizeof name));
                 d->score = score[i];
                 d->ymin = box[4 * i] * (float)image->height;
                 d->xmin = box[4 * i + 1] * (float)image->width;

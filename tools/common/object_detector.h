@@ -11,7 +11,7 @@
 
 typedef struct detection {
     int class_id;      /* detection_classes: 1-based for COCO/VOC exports */
-    const char *label; /* from the labels file, "unknown" if absent */
+    char label[128];   /* from the labels file ("unknown" if absent), or "class N" without one */
     float score;
     float ymin, xmin, ymax, xmax; /* pixels of the image given */
 } detection;
