@@ -3,24 +3,26 @@
  * window lies inside the input in x go in groups. When the window is 3 or 5
  * taps wide at stride 1 or 2 (undilated: the depthwise layers of the
  * MobileNets, the pools of most image nets), a group is 8 or 4 pixels of one
- * vector of channels that slide along each row of taps: every input vector
- * of that row is loaded once and feeds each pixel whose window covers it,
- * and the row's taps are loaded once for all of them (13 loads per 24
+ * or two vectors of channels that slide along each row of taps: every input
+ * vector of that row is loaded once and feeds each pixel whose window covers
+ * it, and the row's taps are loaded once for all of them (13 loads per 24
  * multiply-adds at 3 taps, stride 1, against 30). Other windows, and the
  * channels left over after the whole vectors, go in groups of four pixels,
- * each group one block of channels (two vectors) at a time: eight
- * independent accumulators hide the latency of the multiply-adds, each
- * filter tap loaded serves the whole group. Either way the group's input
- * stays in the first-level cache while its channels go by. Pixels at the
- * left and right edges go one by one with their taps clipped to the input;
- * rows clip their taps in y. */
+ * each group one block of channels (two vectors) at a time; pixels at the
+ * left and right edges, with their taps clipped to the input, go one by one,
+ * eight vectors of channels at a time. Either way eight or more independent
+ * accumulators hide the latency of the multiply-adds, each filter tap loaded
+ * serves the whole group, and the group's input stays in the first-level
+ * cache while its channels go by. Rows clip their taps in y. */
 #include "compute/window_fast.h"
 
 #include <float.h>
 
 typedef enum window_op { WINDOW_DEPTHWISE, WINDOW_MAX, WINDOW_AVG } window_op;
 
-enum { MAX_BLOCK_VECS = 2, GROUP_ACCUMULATORS = 8 }; /* a group: 4 pixels x 2 vectors */
+/* A group: 4 pixels x 2 vectors of channels, or a lone pixel x 8 vectors;
+ * either way 8 independent chains of multiply-adds. */
+enum { GROUP_ACCUMULATORS = 8, GROUP_PIXELS = 4, MAX_BLOCK_VECS = GROUP_ACCUMULATORS };
 
 typedef struct window_job {
     window_op op;
@@ -81,12 +83,12 @@ static inline __attribute__((always_inline)) void pixel_group(const window_job *
                                                               const row_taps *row, int64_t ox, int pixels,
                                                               int64_t kx0, int64_t kx1, channel_block b)
 {
-    enum { W = TP_VEC_WIDTH, MAX_PIXELS = GROUP_ACCUMULATORS / MAX_BLOCK_VECS };
+    enum { W = TP_VEC_WIDTH };
     const tp_window_params *p = job->p;
-    tp_vec acc[MAX_PIXELS][MAX_BLOCK_VECS];
+    tp_vec acc[GROUP_PIXELS][MAX_BLOCK_VECS];
 #pragma GCC unroll 4
     for (int i = 0; i < pixels; i++)
-#pragma GCC unroll 2
+#pragma GCC unroll 8
         for (int v = 0; v < b.vecs; v++)
             acc[i][v] = op == WINDOW_MAX ? tp_vec_set1(-FLT_MAX) : tp_vec_zero();
     const int64_t pixel_step = p->stride_w * p->in_c;
@@ -97,13 +99,13 @@ static inline __attribute__((always_inline)) void pixel_group(const window_job *
             tp_vec w[MAX_BLOCK_VECS];
             if (op == WINDOW_DEPTHWISE) {
                 const float *tap = job->filter + (ky * p->window_w + kx) * p->in_c + b.c;
-#pragma GCC unroll 2
+#pragma GCC unroll 8
                 for (int v = 0; v < b.vecs; v++)
                     w[v] = tp_vec_load_lanes(tap + v * W, v == b.vecs - 1 ? b.lanes : W);
             }
 #pragma GCC unroll 4
             for (int i = 0; i < pixels; i++) {
-#pragma GCC unroll 2
+#pragma GCC unroll 8
                 for (int v = 0; v < b.vecs; v++) {
                     const tp_vec x = tp_vec_load_lanes(in + i * pixel_step + v * W, v == b.vecs - 1 ? b.lanes : W);
                     if (op == WINDOW_DEPTHWISE)
@@ -117,14 +119,14 @@ static inline __attribute__((always_inline)) void pixel_group(const window_job *
         }
     }
     vector_finish f[MAX_BLOCK_VECS];
-#pragma GCC unroll 2
+#pragma GCC unroll 8
     for (int v = 0; v < b.vecs; v++)
         f[v] = load_finish(job, op, (row->ky1 - row->ky0) * (kx1 - kx0), b.c + v * W,
                            v == b.vecs - 1 ? b.lanes : W);
 #pragma GCC unroll 4
     for (int i = 0; i < pixels; i++) {
         float *out = row->out + (ox + i) * p->out_c + b.c;
-#pragma GCC unroll 2
+#pragma GCC unroll 8
         for (int v = 0; v < b.vecs; v++)
             tp_vec_store_lanes(out + v * W, finish(&f[v], op, acc[i][v]), v == b.vecs - 1 ? b.lanes : W);
     }
@@ -279,9 +281,10 @@ static inline __attribute__((always_inline)) void pixels_all_channels(const wind
 {
     enum { W = TP_VEC_WIDTH };
     const int64_t channels = job->p->in_c;
+    const int vecs = GROUP_ACCUMULATORS / pixels;
     int64_t c = 0;
-    for (; c + MAX_BLOCK_VECS * W <= channels; c += MAX_BLOCK_VECS * W)
-        pixel_group(job, op, row, ox, pixels, kx0, kx1, (channel_block){c, MAX_BLOCK_VECS, W});
+    for (; c + vecs * W <= channels; c += vecs * W)
+        pixel_group(job, op, row, ox, pixels, kx0, kx1, (channel_block){c, vecs, W});
     for (; c + W <= channels; c += W)
         pixel_group(job, op, row, ox, pixels, kx0, kx1, (channel_block){c, 1, W});
     if (c < channels)
@@ -293,7 +296,7 @@ static inline __attribute__((always_inline)) void pixels_all_channels(const wind
 static inline __attribute__((always_inline)) void window_row(const window_job *job, window_op op,
                                                              const row_taps *row)
 {
-    enum { GROUP = GROUP_ACCUMULATORS / MAX_BLOCK_VECS };
+    enum { GROUP = GROUP_PIXELS };
     const tp_window_params *p = job->p;
     /* Pixels [inner0, inner1) have every tap in x inside the input. */
     const int64_t last_origin = p->in_w - 1 - (p->window_w - 1) * p->dilation_w + p->pad_left;
