@@ -78,6 +78,7 @@ void tfpi_graph_free(tfpi_graph *graph)
     }
     free(graph->nodes);
     tp_name_map_free(&graph->names);
+    tp_derived_cache_free(graph->derived);
     if (graph->free_backing && !graph->backing_borrowed)
         graph->free_backing(graph->backing);
     free(graph);
@@ -222,8 +223,10 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
 {
     tfpi_graph *g = calloc(1, sizeof *g);
     tp_node *nodes = calloc((size_t)n + 1, sizeof *nodes);
-    if (!g || !nodes || !tp_name_map_init(&g->names, (size_t)n)) {
+    tp_derived_cache *derived = tp_derived_cache_new();
+    if (!g || !nodes || !derived || !tp_name_map_init(&g->names, (size_t)n)) {
         tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %d nodes", source, n);
+        tp_derived_cache_free(derived);
         if (g)
             tp_name_map_free(&g->names);
         free(g);
@@ -231,6 +234,7 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
         return NULL;
     }
     g->nodes = nodes;
+    g->derived = derived;
     g->producer = producer;
     for (int i = 0; i < n; i++) {
         nodes[i].def = defs[i];
