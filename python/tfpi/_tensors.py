@@ -118,6 +118,10 @@ def to_tensor(value, name, code=None, budget=None):
     value is then cast to it as TensorFlow does. budget: bytes the tensor
     may take (None: no limit), checked before anything is copied."""
     array = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if array.dtype.kind in "SU" and not isinstance(value, np.ndarray):
+        # As TensorFlow's session.run: Python bytes and str are kept whole
+        # (an 'S' array would drop trailing NUL bytes, the end of a WAV file).
+        array = np.asarray(value, dtype=object)
     check_shape(array.shape, "feed '%s'" % name)
     if code == STRING or (code is None and _is_string(array)):
         check_budget(array.shape, ctypes.sizeof(Bytes), budget, "feed '%s'" % name)

@@ -85,9 +85,14 @@ class Session:
         one array) or a list of names (returns a list). Raises a TfpiError
         with tfpi's message on failure: a ValueError for a bad feed or name,
         a RuntimeError for a failed run."""
-        single = isinstance(fetches, str)
+        single = isinstance(fetches, (str, bytes)) or not hasattr(fetches, "__iter__")
         fetch_list = [fetches] if single else list(fetches)
         names = list(feeds)
+        for kind, values in (("Fetch", fetch_list), ("Feed", names)):
+            for value in values:
+                if not isinstance(value, str):  # TensorFlow's words
+                    raise TypeError("%s argument %r has invalid type %s, must be a string (a tensor name)"
+                                    % (kind, value, type(value)))
         tensors = []
         try:
             for name in names:

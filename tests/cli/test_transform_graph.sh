@@ -130,6 +130,47 @@ transformed "gru: obfuscate_names" "$GRU" obfuscate_names --inputs=X,keep_prob -
     expect_output "gru: obfuscated names" "^Found 1 possible outputs: \(name=output, op=Identity\)" \
         summarize_graph --in_graph="$CLI_TMP/t.pb"
 
+# ---- sort_by_execution_order on graphs with while loops ----------------------
+# TensorFlow's order: every node after its inputs, a Merge after its control
+# inputs and one data input (a loop's Merge comes before its NextIteration);
+# the sorted graph gives the same outputs.
+in_execution_order() {
+    "$PY" - "$1" <<'PYEOF'
+import sys
+sys.path.insert(0, "tests/diff")
+from graphdef import decode_graph
+nodes = decode_graph(open(sys.argv[1], "rb").read())
+seen, bad = set(), []
+for n in nodes:
+    sources = [i.lstrip("^").split(":")[0] for i in n.inputs]
+    controls = [i[1:] for i in n.inputs if i.startswith("^")]
+    data = [i.split(":")[0] for i in n.inputs if not i.startswith("^")]
+    ok = (all(c in seen for c in controls) and (not data or any(d in seen for d in data))) \
+        if n.op in ("Merge", "RefMerge") else all(s in seen for s in sources)
+    if not ok:
+        bad.append(n.name)
+    seen.add(n.name)
+print("%d nodes in order" % len(nodes) if not bad else "out of order: %s" % bad[:3])
+PYEOF
+}
+sorted_like_tf() { # NAME GRAPH FEEDS OUTPUT
+    if transformed "$1: sort_by_execution_order" "$2" sort_by_execution_order; then
+        verdict=$(in_execution_order "$CLI_TMP/t.pb")
+        case $verdict in
+        *"in order") cli_result "$1: sort_by_execution_order: $verdict" yes "" ;;
+        *) cli_result "$1: sort_by_execution_order" no "$verdict" ;;
+        esac
+        # shellcheck disable=SC2086 # feeds are several --input flags
+        run_tool run_graph --graph="$2" $3 --output="$4=$CLI_TMP/want.npy"
+        same_outputs "$1: sorted graph's $4" "$CLI_TMP/t.pb" "$3" "$4" --max 0 --mean 0
+    fi
+}
+SSD=$TD/detection/ssd_aiy
+sorted_like_tf "ssd_aiy" "$SSD/frozen_inference_graph.pb" "--input=image_tensor=$SSD/image_11.image_tensor.npy" \
+    detection_boxes
+"$PY" tests/cli/rnn_graphs.py "$CLI_TMP/rnn" >/dev/null
+sorted_like_tf "dynamic_rnn LSTM" "$CLI_TMP/rnn/lstm.pb" "--input=x=$CLI_TMP/rnn/lstm_T5.npy" rnn/transpose_1
+
 # ---- node edits ------------------------------------------------------------
 transformed "set_device" "$MOBILENET" "set_device(device=/cpu:0)" &&
     expect_output "set_device" "^555 nodes assigned to device '/cpu:0'" summarize_graph --in_graph="$CLI_TMP/t.pb"

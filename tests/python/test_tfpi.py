@@ -267,6 +267,33 @@ def test_image_helpers():
                  lambda: tfpi.load_image(os.path.join(TMP, "no_such.jpg")))
 
 
+def test_wav_bytes():
+    """A WAV whose last samples are silence ends in NUL bytes: fed as Python
+    bytes it must reach DecodeWav whole, as TensorFlow's session.run keeps
+    it, and give the speech model run_graph's answer for the same file."""
+    import struct
+    with open(os.path.join(TD, "speech_commands/yes.wav"), "rb") as f:
+        wav = f.read()
+    pad = b"\0" * 400  # 200 samples of silence
+    data_size = struct.unpack_from("<I", wav, 40)[0] + len(pad)
+    padded = wav[:4] + struct.pack("<I", len(wav) + len(pad) - 8) + wav[8:40] + struct.pack("<I", data_size) + \
+        wav[44:] + pad
+    path = os.path.join(TMP, "yes_padded.wav")
+    with open(path, "wb") as f:
+        f.write(padded)
+    graph = os.path.join(TD, "speech_commands/conv_actions_frozen.pb")
+    got = tfpi.Session(tfpi.Graph(graph), num_threads=1).run({"wav_data": padded}, "labels_softmax")
+    npy = os.path.join(TMP, "yes_padded.npy")
+    subprocess.run([os.path.join(BIN, "run_graph"), "--graph=" + graph, "--input=wav_data=@" + path,
+                    "--output=labels_softmax=" + npy, "--num_threads=1"], check=True, env=TOOL_ENV)
+    check("a WAV ending in NUL bytes fed as bytes: run_graph's scores, 'yes' first",
+          np.array_equal(got, np.load(npy)) and int(np.argmax(got)) == 2, "%s" % got)
+    session = tfpi.Session(tfpi.Graph(graph), num_threads=1)
+    for fetch in (5, None, [b"labels_softmax"]):
+        expect_error("a fetch that is not a string (%r): TypeError naming it" % (fetch,), "Fetch argument .* invalid type",
+                     lambda: session.run({"wav_data": padded}, fetch), TypeError)
+
+
 def test_errors():
     missing = os.path.join(TMP, "missing.pb")
     expect_error("Graph of a missing file: the message names it", "missing.pb", lambda: tfpi.Graph(missing))
@@ -294,6 +321,6 @@ def test_errors():
     expect_error("a closed Session says so", "closed", lambda: kept.run({"input": x}, OUTPUT), ValueError)
 
 
-run_groups(test_version, test_dtypes, test_string_decode, test_mobilenet, test_examples, test_two_threads,
-           test_image_helpers, test_errors)
+run_groups(test_version, test_dtypes, test_string_decode, test_wav_bytes, test_mobilenet, test_examples,
+           test_two_threads, test_image_helpers, test_errors)
 summary()

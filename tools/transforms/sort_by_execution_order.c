@@ -1,7 +1,10 @@
 /* sort_by_execution_order.c - orders the nodes so that every node comes
  * after all of its inputs (data and control), otherwise keeping the
  * original order as far as possible (a ready node with the lowest original
- * position goes first). A cycle is an error naming a node on it. */
+ * position goes first). As in TensorFlow, a Merge waits for its control
+ * inputs and one data input only, so while loops (whose Merge reads the
+ * NextIteration that comes after it) are ordered too. Any other cycle is an
+ * error naming a node on it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,17 +74,21 @@ tfpi_code transform_sort_by_execution_order(Tfpi__GraphDef *graph, const transfo
     int *users_start = xcalloc(n + 2, sizeof *users_start), *users = NULL, *fill = NULL;
     tfpi_code code = TFPI_OK;
     /* users of node i: users[users_start[i] .. users_start[i+1]) */
-    for (size_t i = 0; i < n && code == TFPI_OK; i++)
-        for (size_t k = 0; k < graph->node[i]->n_input && code == TFPI_OK; k++) {
-            int src = rw_node_index(&g, graph->node[i]->input[k]);
+    for (size_t i = 0; i < n && code == TFPI_OK; i++) {
+        const Tfpi__NodeDef *node = graph->node[i];
+        bool merge = !strcmp(node->op, "Merge") || !strcmp(node->op, "RefMerge");
+        for (size_t k = 0; k < node->n_input && code == TFPI_OK; k++) {
+            int src = rw_node_index(&g, node->input[k]);
             if (src < 0)
                 code = transform_fail(ctx, TFPI_INVALID_ARGUMENT, "node '%s' has input '%s', but no node is named so",
-                                      graph->node[i]->name, graph->node[i]->input[k]);
+                                      node->name, node->input[k]);
             else {
                 users_start[src + 1]++;
-                pending[i]++;
+                pending[i] += !merge || node->input[k][0] == '^';
             }
         }
+        pending[i] += merge; /* one data input will do */
+    }
     for (size_t i = 0; i < n; i++)
         users_start[i + 1] += users_start[i];
     users = xmalloc(((size_t)users_start[n] + 1) * sizeof *users);
