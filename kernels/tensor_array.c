@@ -207,8 +207,9 @@ static tfpi_code store(tp_op_ctx *ctx, tensor_array *ta, int64_t index, const tf
     if ((code = tp_tensor_alloc(&slot->t, ctx->status)) != TFPI_OK)
         return code;
     memcpy(slot->t.data, (const char *)value->data + offset_bytes, tp_byte_size(&slot->t));
-    if (value->dtype == TFPI_STRING && (code = tp_tensor_own_strings(&slot->t, ctx->status)) != TFPI_OK)
-        return code;
+    if (value->dtype == TFPI_STRING && tp_tensor_own_strings(&slot->t, ctx->status) != TFPI_OK)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory copying the strings of TensorArray element %lld",
+                       (long long)index);
     slot->written = true;
     return TFPI_OK;
 }

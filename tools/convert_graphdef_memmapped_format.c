@@ -52,9 +52,16 @@ static const char *unique_region_name(region_names *used, const char *node_name)
     return name;
 }
 
+/* What the conversion may expand a Const to: a 60-byte model can describe
+ * a 4 GB tensor of zeros. */
+typedef struct conversion {
+    int min_bytes;   /* smaller Consts stay in the GraphDef */
+    int64_t budget;  /* the largest value expanded, in bytes; < 0: any */
+} conversion;
+
 /* Moves a big enough Const's value into a region; *converted_bytes grows
  * by the region's size when it does. */
-static tfpi_code convert_const(Tfpi__NodeDef *node, int min_bytes, region_names *used, mm_writer *out,
+static tfpi_code convert_const(Tfpi__NodeDef *node, const conversion *cv, region_names *used, mm_writer *out,
                                const char *source, size_t *converted_bytes, tfpi_status *status)
 {
     const Tfpi__AttrValue *value = tp_attr(node, "value");
@@ -64,11 +71,19 @@ static tfpi_code convert_const(Tfpi__NodeDef *node, int min_bytes, region_names 
     void *owned = NULL;
     char what[300];
     snprintf(what, sizeof what, "%s: node '%.200s' (Const)", source, node->name);
+    int64_t elements = gd_shape_elements(value->tensor->tensor_shape);
+    size_t element_size = tfpi_dtype_size((tfpi_dtype)value->tensor->dtype);
+    if (cv->budget >= 0 && elements > 0 && element_size && (uint64_t)elements > (uint64_t)cv->budget / element_size)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
+                               "%s: its value of %lld %s elements is over the memory budget of %lld bytes "
+                               "(--max_memory)",
+                               what, (long long)elements, tfpi_dtype_name((tfpi_dtype)value->tensor->dtype),
+                               (long long)cv->budget);
     tfpi_code code = gd_tensor_value(value->tensor, &t, &owned, what, status);
     if (code == TFPI_UNIMPLEMENTED)
         return TFPI_OK; /* a type tfpi cannot hold stays a Const */
     size_t bytes = code == TFPI_OK ? tp_byte_size(&t) : 0;
-    if (code == TFPI_OK && t.dtype != TFPI_STRING && bytes >= (size_t)min_bytes) {
+    if (code == TFPI_OK && t.dtype != TFPI_STRING && bytes >= (size_t)cv->min_bytes) {
         const char *region = unique_region_name(used, node->name);
         code = mm_writer_add(out, region, t.data, bytes, status);
         *converted_bytes += bytes;
@@ -82,7 +97,7 @@ static tfpi_code convert_const(Tfpi__NodeDef *node, int min_bytes, region_names 
     return code;
 }
 
-static tfpi_code convert(Tfpi__GraphDef *graph, const char *in_path, const char *out_path, int min_bytes,
+static tfpi_code convert(Tfpi__GraphDef *graph, const char *in_path, const char *out_path, const conversion *cv,
                          tfpi_status *status)
 {
     region_names used = {.names = xcalloc(graph->n_node + 2, sizeof(char *))};
@@ -98,7 +113,7 @@ static tfpi_code convert(Tfpi__GraphDef *graph, const char *in_path, const char 
         if (strcmp(graph->node[i]->op, "Const") != 0)
             continue;
         size_t before = bytes;
-        code = convert_const(graph->node[i], min_bytes, &used, &out, in_path, &bytes, status);
+        code = convert_const(graph->node[i], cv, &used, &out, in_path, &bytes, status);
         converted += bytes != before;
     }
     if (code == TFPI_OK) {
@@ -126,11 +141,14 @@ int main(int argc, char **argv)
 {
     const char *in_graph = NULL, *out_graph = NULL;
     int min_size = 10000;
+    int64_t max_memory = 0;
     const tool_flag flags[] = {
         {"in_graph", FLAG_STRING, &in_graph, "frozen GraphDef to convert (.pb or .pbtxt)"},
         {"out_graph", FLAG_STRING, &out_graph, "memmapped model to write"},
         {"min_conversion_tensor_size", FLAG_INT, &min_size,
          "constants of at least this many bytes are memory-mapped (10000)"},
+        {"max_memory", FLAG_INT64, &max_memory,
+         "largest constant expanded, in bytes (K/M/G suffixes; 0 = the default memory budget, -1 = none)"},
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--in_graph=G.pb --out_graph=G_mmap.pb");
@@ -144,7 +162,8 @@ int main(int argc, char **argv)
     }
     tfpi_status status = {0};
     Tfpi__GraphDef *graph = rc == 0 ? graphdef_read(in_graph, true, NULL, &status) : NULL;
-    if (rc == 0 && (!graph || convert(graph, in_graph, out_graph, min_size, &status) != TFPI_OK)) {
+    conversion cv = {min_size, max_memory ? max_memory : tfpi_default_max_memory()};
+    if (rc == 0 && (!graph || convert(graph, in_graph, out_graph, &cv, &status) != TFPI_OK)) {
         fprintf(stderr, "error: %s\n", status.message);
         rc = 1;
     }

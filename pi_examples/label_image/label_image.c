@@ -253,8 +253,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --decrypt_key must not be empty\n");
         rc = 1;
     }
-    if (rc == 0 && (o.model.input_std == 0.0f || o.top_k < 1)) {
-        fprintf(stderr, "error: --input_std must not be 0 and --top_k must be at least 1\n");
+    if (rc == 0 && o.model.input_std == 0.0f) {
+        fprintf(stderr, "error: --input_std must not be 0: each pixel is divided by it (the model's training "
+                        "scale, e.g. 127.5 for MobileNet)\n");
+        rc = 1;
+    }
+    if (rc == 0 && o.top_k < 1) {
+        fprintf(stderr, "error: --top_k must be at least 1 (it is %d): how many labels to print\n", o.top_k);
         rc = 1;
     }
     if (rc == 0)

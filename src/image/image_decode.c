@@ -17,7 +17,7 @@ tfpi_code tp_image_alloc(tfpi_image *out, uint64_t width, uint64_t height,
                          const char *name, tfpi_status *status)
 {
     memset(out, 0, sizeof *out);
-    if (width <= TP_IMAGE_MAX_SIDE && height <= TP_IMAGE_MAX_SIDE && width * height > (uint64_t)max_pixels)
+    if (width <= UINT32_MAX && height <= UINT32_MAX && width * height > (uint64_t)max_pixels)
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                                "%s: image of %llux%llu pixels is over the limit of %lld pixels (max_image_pixels)",
                                name, (unsigned long long)width, (unsigned long long)height, (long long)max_pixels);

@@ -396,6 +396,10 @@ static tfpi_code prepare_nodes(tp_flow_plan *plan, tfpi_status *status)
             return tp_plan_missing_kernel(gn->def, status);
         if (fn->kind == TP_FLOW_MERGE) {
             const Tfpi__AttrValue *count = tp_attr(gn->def, "N"), *type = tp_attr(gn->def, "T");
+            if (gn->num_inputs < 1)
+                return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                       "node '%s' (%s) has no data input: TensorFlow's Merge takes N >= 1",
+                                       gn->def->name, gn->def->op);
             if (count && count->value_case == TFPI__ATTR_VALUE__VALUE_I && count->i != gn->num_inputs)
                 return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                                        "node '%s' (%s): attribute N = %lld, but the node has %d such inputs",

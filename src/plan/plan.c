@@ -47,12 +47,16 @@ static uint64_t held_bytes(const tfpi_tensor *t)
 static tfpi_code own_folded_strings(tp_plan *plan, int index, int o, tfpi_status *status)
 {
     tfpi_tensor *t = &plan->nodes[index].ctx.outputs[o];
-    tfpi_code code = tp_plan_charge(plan, index, o, tp_string_bytes(t), status);
+    uint64_t bytes = tp_string_bytes(t);
+    tfpi_code code = tp_plan_charge(plan, index, o, bytes, status);
     if (code != TFPI_OK) {
         tp_tensor_forget_strings(t);
         return code;
     }
-    return tp_tensor_own_strings(t, status);
+    if (tp_tensor_own_strings(t, status) != TFPI_OK)
+        return tp_node_error(plan->graph->nodes[index].def, status, TFPI_OUT_OF_MEMORY,
+                             "output %d: out of memory copying its strings (%llu bytes)", o, (unsigned long long)bytes);
+    return TFPI_OK;
 }
 
 tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, int n, const char *what,

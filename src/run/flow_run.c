@@ -532,8 +532,8 @@ static tfpi_code collect(run_state *r, tfpi_tensor **outputs)
                                    name, plan->fetches[i].index, plan->graph->nodes[r->fetch_cause[i]].def->name);
         else if (!r->fetched[i] || r->fetched[i] == TP_DEAD)
             code = tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
-                                   "fetch '%s:%d' is dead: it lies in a branch of a Switch (tf.cond) that "
-                                   "this run did not take",
+                                   "fetch '%s:%d' is dead: no live value reached it (it lies in a branch not "
+                                   "taken or after a loop that passed on none)",
                                    name, plan->fetches[i].index);
         else if (!(outputs[i] = tp_tensor_clone(&r->fetched[i]->t, r->status)))
             code = r->status->code;

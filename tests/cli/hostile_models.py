@@ -482,15 +482,32 @@ def decode_cases(c):
     def string_const(data):
         return Node("s", "Const", [], {"dtype": STRING, "value": raw_tensor(7, [], string_vals=[data])})
 
-    for i, (w, h) in enumerate([(13000, 13000), (1 << 30, 1 << 30), (65535, 65535), (1, 1 << 28)]):
+    limit = "image of %dx%d pixels is over the limit of 33554432 pixels \\(max_image_pixels\\)"
+    for w, h in [(13000, 13000), (65535, 65535), (8193, 4096)]:
         c.error(f"png_{w}x{h}", [string_const(png(w, h, zlib.compress(b"\0" * 64))),
-                                  node("y", "DecodePng", ["s"], channels=3)], "node 'y'")
+                                  node("y", "DecodePng", ["s"], channels=3)], "node 'y'.*" + limit % (w, h))
+    # libpng's own limit (1,000,000 rows or columns) refuses these before tfpi's pixel limit is reached
+    for w, h in [(1 << 30, 1 << 30), (1, 1 << 28)]:
+        c.error(f"png_{w}x{h}", [string_const(png(w, h, zlib.compress(b"\0" * 64))),
+                                  node("y", "DecodePng", ["s"], channels=3)], "node 'y'.*bad PNG: Invalid IHDR data")
+    # the default limit is 8192x4096 exactly: at it, the decoder goes on (and finds the data missing)
+    c.error("png_8192x4096_at_the_limit", [string_const(png(8192, 4096, zlib.compress(b"\0" * 64))),
+                                           node("y", "DecodePng", ["s"], channels=3)], "node 'y'.*bad PNG: Not enough image data")
     c.error("png_truncated", [string_const(png(4, 4)[:30]), node("y", "DecodePng", ["s"])], "node 'y'")
     c.error("png_garbage", [string_const(b"\x89PNG" + b"\xff" * 60), node("y", "DecodePng", ["s"])], "node 'y'")
     c.error("png_channels_bogus", [string_const(png(2, 2, zlib.compress(b"\0" * 6))),
                                    node("y", "DecodePng", ["s"], channels=7)], "node 'y'")
-    jpeg_huge = bytes.fromhex("ffd8ffc0000b08ffffffff01011100ffd9")
-    c.error("jpeg_65535_square", [string_const(jpeg_huge), node("y", "DecodeJpeg", ["s"])], "node 'y'")
+
+    def jpeg(width, height):
+        """A JPEG header up to its scan: SOF0 of one component, then SOS."""
+        sof = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
+        return b"\xff\xd8" + sof + b"\xff\xda\x00\x08\x01\x01\x00\x00\x3f\x00" + b"\xff\xd9"
+    for w, h in [(65000, 65000), (8193, 4096)]:
+        c.error(f"jpeg_{w}x{h}", [string_const(jpeg(w, h)), node("y", "DecodeJpeg", ["s"])], "node 'y'.*" + limit % (w, h))
+    c.error("jpeg_65535_square", [string_const(jpeg(65535, 65535)), node("y", "DecodeJpeg", ["s"])],
+            "node 'y'.*bad JPEG: Maximum supported image dimension is 65500 pixels")  # libjpeg's own limit
+    c.error("jpeg_8192x4096_at_the_limit", [string_const(jpeg(8192, 4096)), node("y", "DecodeJpeg", ["s"])],
+            "node 'y'.*bad JPEG: Quantization table 0x00 was not defined")
     c.error("jpeg_garbage", [string_const(b"\xff\xd8" + b"\x00" * 40), node("y", "DecodeJpeg", ["s"])], "node 'y'")
     c.error("jpeg_ratio_bogus", [string_const(b"\xff\xd8\xff\xd9"), node("y", "DecodeJpeg", ["s"], ratio=3)],
             "node 'y'")

@@ -122,6 +122,8 @@ def rejection_cases(c):
     p = const("p", np.bool_(True))
     c.error("merge_n_mismatch", [a, const("a2", f32([3, 4])), node("y", "Merge", ["a", "a2"], T=FLOAT, N=3)],
             "node 'y' \\(Merge\\): attribute N = 3, but the node has 2 such inputs")
+    c.error("merge_no_inputs", [node("m", "Merge", [], T=FLOAT, N=0), node("y", "Identity", ["m"], T=FLOAT)],
+            "node 'm' \\(Merge\\) has no data input: TensorFlow's Merge takes N >= 1")
     c.error("merge_mixed_types", [a, b, node("y", "Merge", ["a", "b"], T=FLOAT, N=2)],
             "node 'y' \\(Merge\\): attribute T = float, but input 1 is int32")
     c.error("frame_name_with_nul", [a, node("e", "Enter", ["a"], T=FLOAT, frame_name="loop\0one"),

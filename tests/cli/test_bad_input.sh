@@ -38,6 +38,11 @@ expect_error "unknown flag" "unknown flag --colour" label_image $LI --colour=red
 expect_error "bad number" "invalid value 'abc' for flag --input_width" label_image $LI --input_width=abc
 expect_error "run_graph missing npy" "nothere.npy: cannot open" run_graph --graph="$MODEL" --input=input="$CLI_TMP/nothere.npy" --output=x
 expect_error "run_graph not npy" "text.jpg: not a .npy file" run_graph --graph="$MODEL" --input=input="$CLI_TMP/text.jpg" --output=x
+expect_error "--input_std=0 says why" "^error: --input_std must not be 0: each pixel is divided by it" label_image $LI --input_std=0
+expect_error "--top_k=0 names the flag alone" "^error: --top_k must be at least 1 \(it is 0\)" label_image $LI --top_k=0
+expect_output "--top_k past the label count prints every label" "^bow tie.*" label_image $LI --top_k=2147483647
+expect_error "--max_image_pixels=-1 is refused" "invalid value '-1' for flag --max_image_pixels: it must be 0 or more" \
+    label_image $LI --max_image_pixels=-1
 expect_error "unfed placeholder" "node 'input' \(Placeholder\): placeholder must be fed" run_graph --graph="$MODEL" --output=MobilenetV1/Predictions/Reshape_1
 }
 cli_summary

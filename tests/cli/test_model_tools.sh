@@ -177,4 +177,18 @@ head -c 3000 "$MOBILENET" >"$CLI_TMP/cut.pb"
 expect_error "summarize: truncated .pb" "cut.pb: not a TensorFlow GraphDef" summarize_graph --in_graph="$CLI_TMP/cut.pb"
 expect_error "print_required_ops: missing file" "nothere.pb: cannot open" print_required_ops --graph="$CLI_TMP/nothere.pb"
 expect_error "print_required_ops: no --graph" "--graph is required" print_required_ops
+# A 50-byte model whose Const describes 4 GB of zeros: refused before anything is expanded or written.
+"${TFPI_PYTHON:-/usr/bin/python3}" -c 'import sys
+sys.path.insert(0, "tests/cli")
+from hostile_corpus import FLOAT, Node, encode, raw_tensor
+sys.stdout.buffer.write(encode([Node("y", "Const", [], {"dtype": FLOAT, "value": raw_tensor(1, [1 << 30])})]))' \
+    >"$CLI_TMP/zeros_4gb.pb"
+expect_error "convert_graphdef_memmapped_format: a 4 GB Const from 50 bytes is refused" \
+    "node 'y' \(Const\): its value of 1073741824 float elements is over the memory budget of 1073741824 bytes" \
+    convert_graphdef_memmapped_format --in_graph="$CLI_TMP/zeros_4gb.pb" --out_graph="$CLI_TMP/zeros_mm.pb" --max_memory=1G
+if [ -e "$CLI_TMP/zeros_mm.pb" ]; then
+    cli_result "convert_graphdef_memmapped_format leaves no half-written model" no "$CLI_TMP/zeros_mm.pb exists"
+else
+    cli_result "convert_graphdef_memmapped_format leaves no half-written model" yes ""
+fi
 cli_summary

@@ -19,7 +19,8 @@ static const char *value_text(const tool_flag *f, char *buf, size_t size)
         return !v ? "none" : *v ? v : "\"\"";
     }
     case FLAG_INT: snprintf(buf, size, "%d", *(const int *)f->value); return buf;
-    case FLAG_INT64: snprintf(buf, size, "%lld", (long long)*(const int64_t *)f->value); return buf;
+    case FLAG_INT64:
+    case FLAG_COUNT: snprintf(buf, size, "%lld", (long long)*(const int64_t *)f->value); return buf;
     case FLAG_FLOAT: snprintf(buf, size, "%g", (double)*(const float *)f->value); return buf;
     case FLAG_BOOL: return *(const bool *)f->value ? "true" : "false";
     case FLAG_LIST: return "none";
@@ -59,12 +60,18 @@ static int set_value(const tool_flag *f, const char *value)
         *(int *)f->value = (int)v;
         return 0;
     }
-    case FLAG_INT64: {
+    case FLAG_INT64:
+    case FLAG_COUNT: {
         long long v = strtoll(value, &end, 10);
         int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
         end += shift != 0;
         if (errno || end == value || *end || v > (LLONG_MAX >> shift) || v < (LLONG_MIN >> shift))
             break;
+        if (f->type == FLAG_COUNT && v < 0) {
+            fprintf(stderr, "error: invalid value '%s' for flag --%s: it must be 0 or more (%s)\n", value, f->name,
+                    f->help);
+            return 1;
+        }
         *(int64_t *)f->value = (int64_t)v * ((int64_t)1 << shift);
         return 0;
     }

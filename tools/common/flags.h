@@ -6,8 +6,9 @@
 
 #include <stdbool.h>
 
-/* FLAG_INT64: an int64_t, with an optional K, M or G suffix (powers of 1024). */
-typedef enum { FLAG_STRING, FLAG_INT, FLAG_FLOAT, FLAG_BOOL, FLAG_LIST, FLAG_INT64 } flag_type;
+/* FLAG_INT64: an int64_t, with an optional K, M or G suffix (powers of 1024);
+ * FLAG_COUNT: the same, never negative. */
+typedef enum { FLAG_STRING, FLAG_INT, FLAG_FLOAT, FLAG_BOOL, FLAG_LIST, FLAG_INT64, FLAG_COUNT } flag_type;
 
 /* A repeatable flag's values. */
 typedef struct flag_list {

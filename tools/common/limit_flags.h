@@ -18,8 +18,8 @@ typedef struct limit_flags {
 #define LIMIT_FLAGS(l)                                                                                       \
     {"max_memory", FLAG_INT64, &(l).max_memory,                                                              \
      "memory budget of a run in bytes (K/M/G suffixes; 0 = half the RAM, -1 = none)"},                       \
-        {"max_image_pixels", FLAG_INT64, &(l).max_image_pixels,                                              \
-         "largest image the decoders accept, in pixels (0 = 8192x4096)"}
+        {"max_image_pixels", FLAG_COUNT, &(l).max_image_pixels,                                              \
+         "largest image the decoders accept, in pixels (0 = the default, 8192x4096)"}
 
 /* Applies the image limit and returns session options with the budget. */
 tfpi_session_options limit_flags_apply(const limit_flags *l, int num_threads);

@@ -79,7 +79,9 @@ tfpi_code mm_writer_finish(mm_writer *w, tfpi_status *status)
 void mm_writer_abandon(mm_writer *w)
 {
     free_directory(w);
-    if (w->file)
+    if (w->file) {
         fclose(w->file);
+        remove(w->path); /* no half-written model is left behind */
+    }
     w->file = NULL;
 }

@@ -24,7 +24,7 @@ tfpi_code mm_writer_add(mm_writer *w, const char *name, const void *data, size_t
                         tfpi_status *status);
 /* Writes the directory and its offset and closes the file. */
 tfpi_code mm_writer_finish(mm_writer *w, tfpi_status *status);
-/* Closes and frees; the file is left incomplete (use after an error). */
+/* Closes and frees after an error, removing the incomplete file. */
 void mm_writer_abandon(mm_writer *w);
 
 #endif
