@@ -595,6 +595,99 @@ static void check_range_error(float min, float max, const char *fragment)
     gb_free(g);
 }
 
+/* ../shared/docs/quantized.md 1.2, written out here in double as the doc
+ * gives it: Q2F for qint32, Requant32to8, and Quantize-E / Dequantize-E. */
+static double f32(double x) { return (double)(float)x; }
+
+static double q2f_qint32(int64_t q, float min, float max)
+{
+    const double S = 4294967296.0;
+    double range = f32((double)max - (double)min) * (S / (S - 1.0)), rs = range / S, rsf = f32(rs);
+    double rmr = f32(f32(round(f32((float)min / (float)rsf))) * rsf);
+    return f32(rmr + (double)(q + 2147483648LL) * rs);
+}
+
+static int requant_32to8(int32_t v, float in_min, float in_max, float out_min, float out_max)
+{
+    double ir = f32(in_max - in_min), or = f32(out_max - out_min);
+    double recip = or == 0 ? 0 : f32(255.0 / or), rez = f32(f32(in_min + in_max) / 2.0);
+    int64_t rsfp = or == 0 ? 0 : (int64_t)(255.0 * 65536 * ir / or);
+    int64_t iofp = (int64_t)f32(f32(rez * recip) * 65536), oofp = or == 0 ? 0 : (int64_t)(65536 * (out_min * 255.0) / or);
+    int64_t fp = (((int64_t)v * rsfp) >> 32) + iofp - oofp + 32768, q = fp >> 16;
+    return q < 0 ? 0 : q > 255 ? 255 : (int)q;
+}
+
+static int requant_e_qint8(int32_t v, float in_min, float in_max, float out_min, float out_max)
+{
+    double rs = f32(f32(in_max - in_min) / 4294967295.0);
+    double rmr = in_max == in_min ? in_min : f32(f32(round(f32((float)in_min / (float)rs))) * rs);
+    double value = f32(f32(rmr - f32(-2147483648.0 * rs)) + f32((float)v * rs));
+    double qs = out_min == out_max ? 0 : f32(255.0 / f32(out_max - out_min)), rms = f32(round(f32(out_min * qs)));
+    double q = f32(round(f32(value * qs)) - f32(rms + 128));
+    return q < -128 ? -128 : q > 127 ? 127 : (int)q;
+}
+
+/* RequantizationRange (the used range, its min forced <= 0), the
+ * QuantizeDownAndShrinkRange that narrows to it, and Requantize to qint8
+ * over the requested range, on codes of [-10, 10]. */
+static void test_requantize_ops(void)
+{
+    const int32_t pos[4] = {100000000, 200000000, 350000000, 500000000};
+    const int32_t mixed[4] = {-500000000, -3, 7, 1000000000};
+    const int32_t *sets[2] = {pos, mixed};
+    for (int k = 0; k < 2; k++) {
+        const int32_t *v = sets[k];
+        int64_t n = 4;
+        gb_graph *g = gb_new();
+        gb_const(g, "v", TFPI_QINT32, &n, 1, v);
+        gb_range_consts(g, "v", -10, 10);
+        gb_node(g, "RequantizationRange", "range", "v", "v_min", "v_max", NULL);
+        gb_node(g, "QuantizeDownAndShrinkRange", "out", "v", "v_min", "v_max", NULL);
+        tfpi_tensor *got[3], *range[2] = {0};
+        tfpi_status status;
+        const char *fetch[] = {"range:0", "range:1"};
+        gb_graph *g2 = gb_new();
+        gb_const(g2, "v", TFPI_QINT32, &n, 1, v);
+        gb_range_consts(g2, "v", -10, 10);
+        gb_node(g2, "RequantizationRange", "range", "v", "v_min", "v_max", NULL);
+        CHECK_MSG(op_run_graph(g2, 0, NULL, NULL, 2, fetch, range, 1, &status) == TFPI_OK, "%s", status.message);
+        gb_free(g2);
+        CHECK_MSG(run3(g, 1, got, &status) == TFPI_OK, "%s", status.message);
+        if (!got[0] || !range[0]) {
+            free3(got);
+            continue;
+        }
+        double lowest = q2f_qint32(v[0], -10, 10), highest = q2f_qint32(v[3], -10, 10);
+        double want_min = lowest < 0 ? lowest : 0; /* 0 when every used value is positive */
+        CHECK_NEAR(scalar(range[0]), want_min, 1e-6);
+        CHECK_NEAR(scalar(range[1]), highest, 1e-6);
+        CHECK(scalar(got[1]) == scalar(range[0]) && scalar(got[2]) == scalar(range[1])); /* shrunk to it */
+        for (int i = 0; i < 4; i++)
+            CHECK_MSG(((const uint8_t *)tfpi_tensor_data(got[0]))[i] ==
+                          requant_32to8(v[i], -10, 10, scalar(range[0]), scalar(range[1])),
+                      "shrink %d: code %d of %d", k, ((const uint8_t *)tfpi_tensor_data(got[0]))[i], v[i]);
+        free3(got);
+        tfpi_tensor_free(range[0]);
+        tfpi_tensor_free(range[1]);
+        /* Requantize to qint8 over the requested [-3, 4] */
+        g = gb_new();
+        gb_const(g, "v", TFPI_QINT32, &n, 1, v);
+        gb_range_consts(g, "v", -10, 10);
+        gb_range_consts(g, "r", -3, 4);
+        gd_attr_set_type(gb_node(g, "Requantize", "out", "v", "v_min", "v_max", "r_min", "r_max", NULL), "out_type",
+                         TFPI_QINT8);
+        CHECK_MSG(run3(g, 1, got, &status) == TFPI_OK, "%s", status.message);
+        if (!got[0])
+            continue;
+        CHECK(scalar(got[1]) == -3 && scalar(got[2]) == 4);
+        for (int i = 0; i < 4; i++)
+            CHECK_MSG(((const int8_t *)tfpi_tensor_data(got[0]))[i] == requant_e_qint8(v[i], -10, 10, -3, 4),
+                      "qint8 %d: code %d of %d, want %d", k, ((const int8_t *)tfpi_tensor_data(got[0]))[i], v[i],
+                      requant_e_qint8(v[i], -10, 10, -3, 4));
+        free3(got);
+    }
+}
+
 static void test_errors(void)
 {
     check_range_error(1, -1, "min > max");
@@ -649,6 +742,7 @@ int main(void)
     RUN(test_concat_and_reshape);
     RUN(test_resize_bilinear);
     RUN(test_norms);
+    RUN(test_requantize_ops);
     RUN(test_errors);
     return check_summary();
 }
