@@ -550,7 +550,9 @@ static void test_speech_commands_yes(void)
     tfpi_status status;
     tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
     tfpi_tensor *feed = bytes ? tfpi_tensor_new(TFPI_STRING, NULL, 0, &status) : NULL;
-    if (session && feed && tfpi_tensor_set_string(feed, 0, bytes, size, &status) == TFPI_OK) {
+    bool ready = session && feed && tfpi_tensor_set_string(feed, 0, bytes, size, &status) == TFPI_OK;
+    CHECK_MSG(ready, "setup (%s, session, feed): %s", YES_WAV, graph ? status.message : "no graph");
+    if (ready) {
         const char *feed_name = "wav_data", *fetch = "labels_softmax";
         for (int run = 0; run < 2; run++) { /* the second run reuses the plan */
             tfpi_tensor *out = NULL;

@@ -182,6 +182,7 @@ static void test_endless_loop_limit(void)
     tfpi_graph *graph = gb_load(g, &status);
     tfpi_session_options options = {.num_threads = 1};
     tfpi_session *session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
+    CHECK_MSG(session, "setup: %s", status.message);
     if (session)
         tfpi_session_set_max_loop_iterations(session, 500);
     const char *feed = "x", *fetch = "grow/Exit_1";
@@ -252,6 +253,7 @@ static void test_cond_resolved_while_planning(void)
     tfpi_status status;
     tfpi_graph *graph = gb_load(g, &status);
     tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
+    CHECK_MSG(session, "setup: %s", status.message);
     const char *names[] = {"x", "phase"}, *fetch = "cond/Merge";
     bool yes = true;
     tfpi_tensor *feeds[] = {op_tensor(TFPI_FLOAT, (int64_t[]){2}, 1, (float[]){3, -1}),

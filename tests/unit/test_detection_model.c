@@ -31,9 +31,7 @@ static void compare(const tfpi_tensor *got, const tfpi_tensor *want, const char 
     if (!got || tfpi_tensor_num_elements(got) != tfpi_tensor_num_elements(want))
         return;
     const float *a = tfpi_tensor_const_data(got), *b = tfpi_tensor_const_data(want);
-    double worst = 0;
-    for (int64_t i = 0; i < tfpi_tensor_num_elements(got); i++)
-        worst = fmax(worst, fabs((double)a[i] - b[i]));
+    double worst = compare_floats(a, b, (size_t)tfpi_tensor_num_elements(got)).max_abs; /* NaN: infinite */
     CHECK_MSG(worst <= (tfpi_tensor_num_elements(got) == 1 ? 0 : 1e-4), "%s %s: max |d| %g", image, name, worst);
 }
 
@@ -63,6 +61,7 @@ static void run_on_threads(int threads)
     tfpi_status status;
     tfpi_session_options options = {.num_threads = threads};
     tfpi_session *session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
+    CHECK_MSG(session || !graph, "session: %s", status.message);
     if (session) {
         check_image(session, "image_11");
         check_image(session, "grace_hopper");

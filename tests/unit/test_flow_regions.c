@@ -40,7 +40,9 @@ static void add_loop(gb_graph *g, const char *init)
 static tfpi_session *new_session(const gb_graph *g, tfpi_graph **graph, tfpi_status *status)
 {
     *graph = gb_load(g, status);
-    return *graph ? tfpi_session_new(*graph, NULL, status) : NULL;
+    tfpi_session *session = *graph ? tfpi_session_new(*graph, NULL, status) : NULL;
+    CHECK_MSG(session, "setup: %s", status->message); /* a test whose setup fails fails */
+    return session;
 }
 
 /* out = Relu(Conv2D(x * float(s), [[2]]) + -5), s = 0 + 1 + ... + (n-1). */
@@ -71,7 +73,6 @@ static void test_region_after_loop(void)
     tfpi_status status;
     tfpi_graph *graph;
     tfpi_session *session = new_session(g, &graph, &status);
-    CHECK_MSG(session, "%s", status.message);
     if (session)
         tfpi_session_set_profiling(session, 1);
     const char *names[] = {"n", "x"}, *fetch = "out";
@@ -266,6 +267,7 @@ static void test_loop_memory_budget(void)
     gb_graph *g = doubling_loop();
     tfpi_status status;
     tfpi_graph *graph = gb_load(g, &status);
+    CHECK_MSG(graph, "setup: %s", status.message);
     const char *feed = "n", *fetch = "while/Exit_1";
     for (int big = 0; graph && big < 2; big++) {
         tfpi_session_options options = {.num_threads = 1, .max_memory_bytes = 64 * 1024};

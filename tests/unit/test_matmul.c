@@ -257,6 +257,7 @@ static void check_error(const matmul_case *c, tfpi_code code, const char *detail
     tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
     tfpi_tensor *in = tfpi_tensor_new(TFPI_FLOAT, c->a, c->a_rank, &status), *out = NULL;
     const char *feed = "a", *fetch = "bad_product";
+    CHECK_MSG(session && in, "setup: %s", status.message);
     if (session && in) {
         CHECK_EQ_INT(tfpi_session_run(session, &feed, &in, 1, &fetch, &out, 1, &status), code);
         CHECK_MSG(strstr(status.message, "'bad_product'") && strstr(status.message, detail),

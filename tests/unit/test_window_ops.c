@@ -370,6 +370,7 @@ static void check_error(gb_graph *g, const int64_t *in_dims, int in_ndims, tfpi_
     tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
     tfpi_tensor *in = tfpi_tensor_new(TFPI_FLOAT, in_dims, in_ndims, &status), *out = NULL;
     const char *feed = "input", *fetch = "op_under_test";
+    CHECK_MSG(session && in, "setup: %s", status.message);
     if (session && in) {
         CHECK_EQ_INT(tfpi_session_run(session, &feed, &in, 1, &fetch, &out, 1, &status), code);
         CHECK_MSG(strstr(status.message, "'op_under_test'") && strstr(status.message, detail),
