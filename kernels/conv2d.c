@@ -2,7 +2,9 @@
  * dilations, SAME/VALID/EXPLICIT padding. prepare resolves the geometry
  * (src/compute/window_geometry.c). run is Winograd F(4x4, 3x3)
  * (src/compute/winograd.c) where its rule says that pays, else one GEMM
- * over the input in place (src/compute/conv_gemm.c); both apply any scale,
+ * over the input in place (src/compute/conv_gemm.c), whose filter, when
+ * known while planning, is packed into the GEMM's panels once per graph
+ * (src/compute/gemm_weights.c); both apply any scale,
  * bias and activation fused into the node as they store the outputs. The plain C reference, which the tests
  * compare it with, is tp_conv2d_ref in src/compute/window_ref.c. */
 #include "kernel/kernel.h"
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 
 #include "compute/conv_gemm.h"
+#include "compute/gemm_weights.h"
 #include "compute/window_kernel.h"
 #include "compute/winograd.h"
 
@@ -23,6 +26,9 @@ static tfpi_code conv2d_prepare(tp_op_ctx *ctx)
         return code;
     tp_window_state *state = ctx->state;
     state->zeros = calloc((size_t)p.in_c + 1, sizeof *state->zeros);
+    const float *filter = ctx->inputs[1]->data;
+    if (state->zeros && filter && !tp_winograd_applies(&p) && tp_conv2d_gemm_wants_panels(&p))
+        state->filter_panels = tp_gemm_graph_panels(ctx->graph, filter, p.window_h * p.window_w * p.in_c, p.out_c);
     return state->zeros ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
 }
 
@@ -34,7 +40,8 @@ static tfpi_code conv2d_run(tp_op_ctx *ctx)
     float *output = ctx->outputs[0].data;
     const bool done = tp_winograd_applies(&state->params)
                           ? tp_winograd_conv(&state->params, input, filter, output, &epilogue, ctx->pool)
-                          : tp_conv2d_gemm(&state->params, input, filter, state->zeros, output, &epilogue, ctx->pool);
+                          : tp_conv2d_gemm(&state->params, input, state->filter_panels ? state->filter_panels : filter,
+                                           state->filter_panels != NULL, state->zeros, output, &epilogue, ctx->pool);
     return done ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
 }
 

@@ -11,14 +11,15 @@ from ._tensors import from_tensor, to_tensor
 
 
 class Session:
-    """Session(graph, num_threads=0, max_memory=0): num_threads <= 0 uses one
-    thread per core, 1 creates none; max_memory is the memory budget in bytes
-    (0: half the RAM, -1: none). The session keeps the C graph alive until it is
+    """Session(graph, num_threads=0, max_memory=0, cpu=None): num_threads <= 0
+    uses one thread per core, 1 creates none; max_memory is the memory budget
+    in bytes (0: half the RAM, -1: none); cpu forces the ARM kernels of a core
+    family ("a53", "a72", "a76", "generic"; None: TFPI_CPU or detected). The session keeps the C graph alive until it is
     closed, even if the Graph is closed first."""
 
-    def __init__(self, graph, num_threads=0, max_memory=0):
+    def __init__(self, graph, num_threads=0, max_memory=0, cpu=None):
         status = Status()
-        options = SessionOptions(int(num_threads), int(max_memory))
+        options = SessionOptions(int(num_threads), int(max_memory), cpu.encode() if cpu else None)
         self.graph = graph
         self._lock = threading.Lock()
         graph._live()

@@ -1,0 +1,17 @@
+/* gemm_weights.h - weights packed for the GEMM once per graph: a convolution
+ * filter or MatMul operand known while planning is packed into the GEMM's
+ * panels (tp_gemm_pack_panels) the first time any session of the graph plans
+ * it, and every later plan of any session finds the same panels in the
+ * graph's cache (graph/graph_cache.h): a check of the raw values against the
+ * panels makes sure they came from equal weights. */
+#ifndef TFPI_GEMM_WEIGHTS_H
+#define TFPI_GEMM_WEIGHTS_H
+
+#include "compute/gemm.h"
+#include "tfpi.h"
+
+/* B (k x n, row stride n) in panels, owned by graph; NULL without a graph
+ * or memory for it (the GEMM then reads B as it is). */
+const float *tp_gemm_graph_panels(const tfpi_graph *graph, const float *b, int64_t k, int64_t n);
+
+#endif
