@@ -174,7 +174,8 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
                 if (job->kernels->pack_a) {
                     tile.a_packed = packed_a;
                     for (int64_t t = block0; t < block1; t++) {
-                        job->kernels->pack_a(ptrs + (t - block0) * taps * TP_GEMM_MR, taps, d0, depth, packed_a);
+                        tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
+                        job->kernels->pack_a(tile.a, taps, d0, depth, packed_a);
                         for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
                             place_tile(job, t, col, col0, col1, prepacked_row, packed, &tile);
                             job->kernels->tile(&tile);

@@ -4,8 +4,11 @@
  * "quads": for every 4 of k, 8 rows x 4 values), and eight of B (4 rows of
  * 8), then 64 multiply-adds by a lane of A (fmla v.4s, v.4s, v.s[lane]).
  * The accumulators and the operands of four steps fill all 32 registers:
- * no broadcast loads, no address arithmetic per row, nothing spilled. The
- * last k % 4 steps take A packed one step at a time (8 values: two vectors).
+ * no broadcast loads, no address arithmetic per row, nothing spilled. Where
+ * the depth is a multiple of 4 (every layer of the usual nets but the
+ * first) A is read in place through its row pointers, each row's next quad
+ * one load, so nothing is packed; else A is packed in quads and the last
+ * k % 4 steps one step at a time (8 values: two vectors).
  * The epilogue (add what C holds, then scale, bias and clamp, as x * scale +
  * bias like the reference) is applied to the registers before the rows are
  * stored, one operation over all 16 at a time.
@@ -27,7 +30,7 @@
 #include "compute/gemm_kernel.h"
 
 #if defined(__aarch64__)
-#include <arm_neon.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* What the assembly reads for the epilogue; scale and bias are never NULL. */
@@ -62,16 +65,53 @@ static const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, zeros[8] = {0};
 #define STORE_ROW(lo, hi) "stp q" STR(lo) ", q" STR(hi) ", [x13]\n" "add x13, x13, %[ldc]\n"
 #define ALL_ROWS(M) M(16, 17) M(18, 19) M(20, 21) M(22, 23) M(24, 25) M(26, 27) M(28, 29) M(30, 31)
 
+/* The accumulators to zero. */
+#define ZERO_ACCUMULATORS \
+        "movi v16.4s, #0\n" "movi v17.4s, #0\n" "movi v18.4s, #0\n" "movi v19.4s, #0\n" \
+        "movi v20.4s, #0\n" "movi v21.4s, #0\n" "movi v22.4s, #0\n" "movi v23.4s, #0\n" \
+        "movi v24.4s, #0\n" "movi v25.4s, #0\n" "movi v26.4s, #0\n" "movi v27.4s, #0\n" \
+        "movi v28.4s, #0\n" "movi v29.4s, #0\n" "movi v30.4s, #0\n" "movi v31.4s, #0\n"
+/* Four steps of k: A's quads in v0-v7, B's rows in v8-v15. */
+#define FOUR_STEPS \
+        FMA2(16, 17, 8, 9, 0, 0) FMA2(18, 19, 8, 9, 1, 0) FMA2(20, 21, 8, 9, 2, 0) FMA2(22, 23, 8, 9, 3, 0) \
+        FMA2(24, 25, 8, 9, 4, 0) FMA2(26, 27, 8, 9, 5, 0) FMA2(28, 29, 8, 9, 6, 0) FMA2(30, 31, 8, 9, 7, 0) \
+        FMA2(16, 17, 10, 11, 0, 1) FMA2(18, 19, 10, 11, 1, 1) FMA2(20, 21, 10, 11, 2, 1) FMA2(22, 23, 10, 11, 3, 1) \
+        FMA2(24, 25, 10, 11, 4, 1) FMA2(26, 27, 10, 11, 5, 1) FMA2(28, 29, 10, 11, 6, 1) FMA2(30, 31, 10, 11, 7, 1) \
+        FMA2(16, 17, 12, 13, 0, 2) FMA2(18, 19, 12, 13, 1, 2) FMA2(20, 21, 12, 13, 2, 2) FMA2(22, 23, 12, 13, 3, 2) \
+        FMA2(24, 25, 12, 13, 4, 2) FMA2(26, 27, 12, 13, 5, 2) FMA2(28, 29, 12, 13, 6, 2) FMA2(30, 31, 12, 13, 7, 2) \
+        FMA2(16, 17, 14, 15, 0, 3) FMA2(18, 19, 14, 15, 1, 3) FMA2(20, 21, 14, 15, 2, 3) FMA2(22, 23, 14, 15, 3, 3) \
+        FMA2(24, 25, 14, 15, 4, 3) FMA2(26, 27, 14, 15, 5, 3) FMA2(28, 29, 14, 15, 6, 3) FMA2(30, 31, 14, 15, 7, 3)
+/* From label 3: add C if accumulating, the epilogue if finishing, store. */
+#define EPILOGUE_AND_STORE \
+        "3:\n" \
+        "ldr w9, [%[e], #24]\n" \
+        "cbz w9, 4f\n" \
+        "mov x13, %[c]\n" \
+        LOAD_4_ROWS \
+        ADD(16, 0) ADD(17, 1) ADD(18, 2) ADD(19, 3) ADD(20, 4) ADD(21, 5) ADD(22, 6) ADD(23, 7) \
+        LOAD_4_ROWS \
+        ADD(24, 0) ADD(25, 1) ADD(26, 2) ADD(27, 3) ADD(28, 4) ADD(29, 5) ADD(30, 6) ADD(31, 7) \
+        "4:\n" \
+        "ldr w9, [%[e], #28]\n" \
+        "cbz w9, 6f\n" \
+        "ldp x9, x10, [%[e]]\n" \
+        "ldp q0, q1, [x9]\n" \
+        "ldp q2, q3, [x10]\n" \
+        "add x9, %[e], #16\n" \
+        "ld1r {v4.4s}, [x9], #4\n" \
+        "ld1r {v5.4s}, [x9]\n" \
+        ALL_ACC(MUL, 0, 1) ALL_ACC(ADD, 2, 3) ALL_ACC(MAX, 4, 4) ALL_ACC(MIN, 5, 5) \
+        "6:\n" \
+        "mov x13, %[c]\n" \
+        ALL_ROWS(STORE_ROW)
+
 /* The whole 8 x 8 tile at c (row stride ldc bytes) from k steps of packed
  * A and B. */
 static void tile_8x8(const float *a, const float *b, uint64_t k, float *c, uint64_t ldc, const kernel_epilogue *e)
 {
     uint64_t quads = k / 4, rest = k % 4;
     __asm__ volatile(
-        "movi v16.4s, #0\n" "movi v17.4s, #0\n" "movi v18.4s, #0\n" "movi v19.4s, #0\n"
-        "movi v20.4s, #0\n" "movi v21.4s, #0\n" "movi v22.4s, #0\n" "movi v23.4s, #0\n"
-        "movi v24.4s, #0\n" "movi v25.4s, #0\n" "movi v26.4s, #0\n" "movi v27.4s, #0\n"
-        "movi v28.4s, #0\n" "movi v29.4s, #0\n" "movi v30.4s, #0\n" "movi v31.4s, #0\n"
+        ZERO_ACCUMULATORS
         "cbz %[quads], 2f\n"
         "1:\n"
         "ldp q0, q1, [%[a]]\n"
@@ -85,14 +125,7 @@ static void tile_8x8(const float *a, const float *b, uint64_t k, float *c, uint6
         "add %[a], %[a], #128\n"
         "add %[b], %[b], #128\n"
         "subs %[quads], %[quads], #1\n"
-        FMA2(16, 17, 8, 9, 0, 0) FMA2(18, 19, 8, 9, 1, 0) FMA2(20, 21, 8, 9, 2, 0) FMA2(22, 23, 8, 9, 3, 0)
-        FMA2(24, 25, 8, 9, 4, 0) FMA2(26, 27, 8, 9, 5, 0) FMA2(28, 29, 8, 9, 6, 0) FMA2(30, 31, 8, 9, 7, 0)
-        FMA2(16, 17, 10, 11, 0, 1) FMA2(18, 19, 10, 11, 1, 1) FMA2(20, 21, 10, 11, 2, 1) FMA2(22, 23, 10, 11, 3, 1)
-        FMA2(24, 25, 10, 11, 4, 1) FMA2(26, 27, 10, 11, 5, 1) FMA2(28, 29, 10, 11, 6, 1) FMA2(30, 31, 10, 11, 7, 1)
-        FMA2(16, 17, 12, 13, 0, 2) FMA2(18, 19, 12, 13, 1, 2) FMA2(20, 21, 12, 13, 2, 2) FMA2(22, 23, 12, 13, 3, 2)
-        FMA2(24, 25, 12, 13, 4, 2) FMA2(26, 27, 12, 13, 5, 2) FMA2(28, 29, 12, 13, 6, 2) FMA2(30, 31, 12, 13, 7, 2)
-        FMA2(16, 17, 14, 15, 0, 3) FMA2(18, 19, 14, 15, 1, 3) FMA2(20, 21, 14, 15, 2, 3) FMA2(22, 23, 14, 15, 3, 3)
-        FMA2(24, 25, 14, 15, 4, 3) FMA2(26, 27, 14, 15, 5, 3) FMA2(28, 29, 14, 15, 6, 3) FMA2(30, 31, 14, 15, 7, 3)
+        FOUR_STEPS
         "b.ne 1b\n"
         "2:\n"
         "cbz %[rest], 3f\n"
@@ -103,27 +136,7 @@ static void tile_8x8(const float *a, const float *b, uint64_t k, float *c, uint6
         FMA2(16, 17, 8, 9, 0, 0) FMA2(18, 19, 8, 9, 0, 1) FMA2(20, 21, 8, 9, 0, 2) FMA2(22, 23, 8, 9, 0, 3)
         FMA2(24, 25, 8, 9, 1, 0) FMA2(26, 27, 8, 9, 1, 1) FMA2(28, 29, 8, 9, 1, 2) FMA2(30, 31, 8, 9, 1, 3)
         "b.ne 5b\n"
-        "3:\n"
-        "ldr w9, [%[e], #24]\n"
-        "cbz w9, 4f\n"
-        "mov x13, %[c]\n"
-        LOAD_4_ROWS
-        ADD(16, 0) ADD(17, 1) ADD(18, 2) ADD(19, 3) ADD(20, 4) ADD(21, 5) ADD(22, 6) ADD(23, 7)
-        LOAD_4_ROWS
-        ADD(24, 0) ADD(25, 1) ADD(26, 2) ADD(27, 3) ADD(28, 4) ADD(29, 5) ADD(30, 6) ADD(31, 7)
-        "4:\n"
-        "ldr w9, [%[e], #28]\n"
-        "cbz w9, 6f\n"
-        "ldp x9, x10, [%[e]]\n"
-        "ldp q0, q1, [x9]\n"
-        "ldp q2, q3, [x10]\n"
-        "add x9, %[e], #16\n"
-        "ld1r {v4.4s}, [x9], #4\n"
-        "ld1r {v5.4s}, [x9]\n"
-        ALL_ACC(MUL, 0, 1) ALL_ACC(ADD, 2, 3) ALL_ACC(MAX, 4, 4) ALL_ACC(MIN, 5, 5)
-        "6:\n"
-        "mov x13, %[c]\n"
-        ALL_ROWS(STORE_ROW)
+        EPILOGUE_AND_STORE
         : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest)
         : [c] "r"(c), [ldc] "r"(ldc), [e] "r"(e)
         : "x9", "x10", "x13", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12",
@@ -131,34 +144,90 @@ static void tile_8x8(const float *a, const float *b, uint64_t k, float *c, uint6
           "v27", "v28", "v29", "v30", "v31", "cc", "memory");
 }
 
+/* The same from A read in place: for each of `taps` taps, the 8 row
+ * pointers at ptrs (then ptrs + 8 ...), from byte `offset` on, `quads` x 4
+ * values each (depth a multiple of 4: nothing to pack). */
+static void tile_8x8_rows(const float *const *ptrs, uint64_t taps, uint64_t offset, uint64_t quads, const float *b,
+                          float *c, uint64_t ldc, const kernel_epilogue *e)
+{
+    __asm__ volatile(
+        ZERO_ACCUMULATORS
+        "cbz %[taps], 3f\n"
+        "cbz %[quads], 3f\n"
+        "10:\n"
+        "ldp x3, x4, [%[ptrs]]\n"
+        "ldp x5, x6, [%[ptrs], #16]\n"
+        "ldp x7, x8, [%[ptrs], #32]\n"
+        "ldp x11, x12, [%[ptrs], #48]\n"
+        "add %[ptrs], %[ptrs], #64\n"
+        "mov x14, %[offset]\n"
+        "mov x15, %[quads]\n"
+        "1:\n"
+        "ldr q0, [x3, x14]\n"
+        "ldp q8, q9, [%[b]]\n"
+        "ldr q1, [x4, x14]\n"
+        "ldr q2, [x5, x14]\n"
+        "ldp q10, q11, [%[b], #32]\n"
+        "ldr q3, [x6, x14]\n"
+        "ldr q4, [x7, x14]\n"
+        "ldp q12, q13, [%[b], #64]\n"
+        "ldr q5, [x8, x14]\n"
+        "ldr q6, [x11, x14]\n"
+        "ldp q14, q15, [%[b], #96]\n"
+        "ldr q7, [x12, x14]\n"
+        "add %[b], %[b], #128\n"
+        "add x14, x14, #16\n"
+        "subs x15, x15, #1\n"
+        FOUR_STEPS
+        "b.ne 1b\n"
+        "subs %[taps], %[taps], #1\n"
+        "b.ne 10b\n"
+        EPILOGUE_AND_STORE
+        : [ptrs] "+r"(ptrs), [b] "+r"(b), [taps] "+r"(taps)
+        : [offset] "r"(offset), [quads] "r"(quads), [c] "r"(c), [ldc] "r"(ldc), [e] "r"(e)
+        : "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "v0", "v1", "v2",
+          "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18",
+          "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "cc",
+          "memory");
+}
+
+/* A whose depth is a multiple of 4 is read in place (pack_quads left it). */
+static bool reads_in_place(int64_t depth) { return depth % 4 == 0; }
+
+/* The tile into c (row stride ldc floats) through epilogue e. */
+static void run_tile(const tp_gemm_tile *t, float *c, int64_t ldc, const kernel_epilogue *e)
+{
+    if (reads_in_place(t->depth))
+        tile_8x8_rows(t->a, (uint64_t)t->taps, sizeof(float) * (uint64_t)t->a_offset, (uint64_t)t->depth / 4, t->b,
+                      c, sizeof(float) * (uint64_t)ldc, e);
+    else
+        tile_8x8(t->a_packed, t->b, (uint64_t)(t->taps * t->depth), c, sizeof(float) * (uint64_t)ldc, e);
+}
+
 static void kernel_8x8(const tp_gemm_tile *t)
 {
-    const uint64_t k = (uint64_t)(t->taps * t->depth);
     if (t->rows == 8 && t->cols == 8) {
         const kernel_epilogue e = {t->scale ? t->scale : ones, t->bias ? t->bias : zeros, t->min, t->max,
                                    t->accumulate, t->finish};
-        tile_8x8(t->a_packed, t->b, k, t->c, sizeof(float) * (uint64_t)t->ldc, &e);
+        run_tile(t, t->c, t->ldc, &e);
         return;
     }
     /* cut by the edge of C: the raw sums into a full tile, then what is inside */
     float tile[8 * 8];
     const kernel_epilogue raw = {ones, zeros, 0.0f, 0.0f, 0, 0};
-    tile_8x8(t->a_packed, t->b, k, tile, sizeof(float) * 8, &raw);
+    run_tile(t, tile, 8, &raw);
     tp_gemm_store_tile(t, tile);
 }
 
 /* A's layout for tile_8x8: k = tap * depth + d over the block; for each 4
- * of k, the 8 rows' 4 values (quads), then the last k % 4 steps' 8 values. */
+ * of k, the 8 rows' 4 values (quads), then the last k % 4 steps' 8 values.
+ * Nothing where the depth is a multiple of 4: tile_8x8_rows reads each row's
+ * quads where they are. */
 static void pack_quads(const float *const *ptrs, int taps, int64_t d0, int64_t depth, float *restrict dst)
 {
     const int64_t k = taps * depth, whole = k / 4 * 4;
-    if (depth % 4 == 0) { /* every quad lies in one tap: 8 vector copies */
-        for (int t = 0; t < taps; t++, ptrs += 8)
-            for (int64_t d = 0; d < depth; d += 4, dst += 32)
-                for (int r = 0; r < 8; r++)
-                    vst1q_f32(dst + 4 * r, vld1q_f32(ptrs[r] + d0 + d));
+    if (reads_in_place(depth))
         return;
-    }
     for (int64_t i = 0; i < k; i++) {
         const float *const *row = ptrs + i / depth * 8;
         const int64_t d = d0 + i % depth;
