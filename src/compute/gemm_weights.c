@@ -3,8 +3,10 @@
 
 #include <string.h>
 
+#include "compute/gemm_kernel.h"
 #include "graph/graph_cache.h"
 
+#if defined(TP_GEMM_ARM_KERNELS)
 typedef struct weights {
     const float *b;
     int64_t k, n;
@@ -31,9 +33,11 @@ static bool panels_match(const void *value, const void *arg)
     }
     return true;
 }
+#endif
 
 const float *tp_gemm_graph_panels(const tfpi_graph *graph, const float *b, int64_t k, int64_t n)
 {
+#if defined(TP_GEMM_ARM_KERNELS)
     const weights w = {b, k, n};
     const int64_t shape[3] = {k, n, TP_GEMM_NR};
     uint64_t key = tp_hash_bytes(TP_HASH_START, shape, sizeof shape);
@@ -42,4 +46,8 @@ const float *tp_gemm_graph_panels(const tfpi_graph *graph, const float *b, int64
     for (int64_t i = 0; i < count; i += step)
         key = tp_hash_bytes(key, b + i, sizeof *b);
     return tp_graph_cache_get(graph, key, panels_match, make_panels, &w);
+#else
+    (void)graph, (void)b, (void)k, (void)n;
+    return NULL;
+#endif
 }

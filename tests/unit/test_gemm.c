@@ -218,8 +218,12 @@ static void test_gemm_weights_per_graph(void)
     const float *p1 = tp_gemm_graph_panels(graph, b, k, n), *p2 = tp_gemm_graph_panels(graph, b, k, n);
     const float *p3 = tp_gemm_graph_panels(graph, other, k, n);
     float *want = tp_gemm_pack_panels(b, k, n, n);
+#if defined(TP_GEMM_ARM_KERNELS)
     CHECK(p1 && p1 == p2 && p3 && p3 != p1);
     CHECK(p1 && want && memcmp(p1, want, sizeof(float) * (size_t)tp_gemm_panel_floats(k, n)) == 0);
+#else
+    CHECK(!p1 && !p2 && !p3); /* elsewhere B is packed as the GEMM goes */
+#endif
     CHECK(!tp_gemm_graph_panels(NULL, b, k, n));
     free(b), free(other), free(want);
     tfpi_graph_free(graph);
