@@ -28,7 +28,8 @@ static tfpi_code conv2d_prepare(tp_op_ctx *ctx)
     state->zeros = calloc((size_t)p.in_c + 1, sizeof *state->zeros);
     const float *filter = ctx->inputs[1]->data;
     if (state->zeros && filter && !tp_winograd_applies(&p) && tp_conv2d_gemm_wants_panels(&p))
-        state->filter_panels = tp_gemm_graph_panels(ctx->graph, filter, p.window_h * p.window_w * p.in_c, p.out_c);
+        state->filter_panels =
+            tp_gemm_graph_panels(ctx->graph, ctx->def, filter, p.window_h * p.window_w * p.in_c, p.out_c);
     return state->zeros ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
 }
 

@@ -151,7 +151,7 @@ static tfpi_code prepare_matmul(tp_op_ctx *ctx, batch_rule rule, const char *tra
     operand_offsets(b, batch_rank, dims, batches, state->b_offsets);
     ctx->state = state;
     if (b->data && batches == 1 && params.m > 1 && !transpose_a && !transpose_b)
-        state->b_panels = tp_gemm_graph_panels(ctx->graph, b->data, params.k, params.n);
+        state->b_panels = tp_gemm_graph_panels(ctx->graph, ctx->def, b->data, params.k, params.n);
     return TFPI_OK;
 }
 

@@ -129,14 +129,19 @@ static void place_tile(const gemm_job *job, int64_t t, int64_t col, int64_t col0
     tile->bias = g->epilogue.bias ? g->epilogue.bias + col : NULL;
 }
 
-float *tp_gemm_pack_panels(const float *b, int64_t k, int64_t n, int64_t ldb)
+void tp_gemm_pack_panels_into(const float *b, int64_t k, int64_t n, int64_t ldb, float *panels)
 {
-    const size_t floats = (size_t)tp_gemm_panel_floats(k, n);
-    float *panels = aligned_alloc(64, (sizeof(float) * floats + 64) & ~(size_t)63);
-    if (panels && k > 0 && n > 0) {
+    if (k > 0 && n > 0) {
         const tp_gemm g = {.n = n, .taps = 1, .depth = k, .b = b, .ldb = ldb};
         pack_b(&g, 0, 1, 0, k, 0, n, panels);
     }
+}
+
+float *tp_gemm_pack_panels(const float *b, int64_t k, int64_t n, int64_t ldb)
+{
+    float *panels = aligned_alloc(64, (sizeof(float) * (size_t)tp_gemm_panel_floats(k, n) + 64) & ~(size_t)63);
+    if (panels)
+        tp_gemm_pack_panels_into(b, k, n, ldb, panels);
     return panels;
 }
 

@@ -107,6 +107,8 @@ static inline int64_t tp_gemm_panel_floats(int64_t k, int64_t n)
  * frees (free()); NULL if out of memory. Weights known while planning are
  * packed once this way and then run with b_in_panels. */
 float *tp_gemm_pack_panels(const float *b, int64_t k, int64_t n, int64_t ldb);
+/* The same into panels (tp_gemm_panel_floats(k, n) floats). */
+void tp_gemm_pack_panels_into(const float *b, int64_t k, int64_t n, int64_t ldb, float *panels);
 
 /* The identity epilogue: nothing applied. */
 tp_gemm_epilogue tp_gemm_no_epilogue(void);

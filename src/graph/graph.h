@@ -4,13 +4,14 @@
  *
  * graph.h - the loaded graph: the parsed NodeDefs with their inputs resolved
  * to (node, output index) edges and a name index. Immutable once built
- * (but for its cache of derived values); sessions plan and run over it. */
+ * (but for the cache of derived values); sessions plan and run over it. */
 #ifndef TFPI_GRAPH_H
 #define TFPI_GRAPH_H
 
 #include <stdbool.h>
 
 #include "graph.pb-c.h"
+#include "graph/derived.h"
 #include "graph/name_map.h"
 #include "tfpi.h"
 
@@ -36,7 +37,7 @@ struct tfpi_graph {
     void *backing; /* memory the NodeDefs point into (memmapped models), or NULL */
     void (*free_backing)(void *backing);
     bool backing_borrowed; /* a copy's backing: the original graph frees it */
-    struct tp_graph_cache *cache; /* values derived from its constants (graph_cache.h) */
+    tp_derived_cache *derived; /* values kernels derive once for all sessions (derived.h) */
 };
 
 /* Takes ownership of defs[0..n) (each freed with tfpi__node_def__free_unpacked)

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "graph/graph.h"
-#include "graph/graph_cache.h"
 #include "graph/node_def.h"
 #include "tfpi.h"
 
@@ -78,7 +77,7 @@ void tfpi_graph_free(tfpi_graph *graph)
     }
     free(graph->nodes);
     tp_name_map_free(&graph->names);
-    tp_graph_cache_free(graph->cache);
+    tp_derived_cache_free(graph->derived);
     if (graph->free_backing && !graph->backing_borrowed)
         graph->free_backing(graph->backing);
     free(graph);
@@ -162,19 +161,18 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
 {
     tfpi_graph *g = calloc(1, sizeof *g);
     tp_node *nodes = calloc((size_t)n + 1, sizeof *nodes);
-    if (g)
-        g->cache = tp_graph_cache_new();
-    if (!g || !nodes || !g->cache || !tp_name_map_init(&g->names, (size_t)n)) {
+    tp_derived_cache *derived = tp_derived_cache_new();
+    if (!g || !nodes || !derived || !tp_name_map_init(&g->names, (size_t)n)) {
         tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %d nodes", source, n);
-        if (g) {
+        tp_derived_cache_free(derived);
+        if (g)
             tp_name_map_free(&g->names);
-            tp_graph_cache_free(g->cache);
-        }
         free(g);
         free_nodes(nodes, defs, n);
         return NULL;
     }
     g->nodes = nodes;
+    g->derived = derived;
     g->producer = producer;
     for (int i = 0; i < n; i++) {
         nodes[i].def = defs[i];

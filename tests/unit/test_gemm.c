@@ -8,7 +8,7 @@
  * its magnitude. The whole suite runs once per CPU family (TFPI_CPU), so
  * that every micro-kernel this build has is checked: on ARM the portable
  * kernel and the packed ones of each core. Weights packed once per graph
- * (src/compute/gemm_weights.c) are found again only for equal values. */
+ * (src/compute/gemm_weights.c) are built once per node. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,9 +200,9 @@ static void test_gemm_taps(void)
     tp_threadpool_free(pool);
 }
 
-/* Weights packed once per graph: the same values give the same panels,
- * values that differ only where the key does not look (it samples) give
- * panels of their own, and the panels are what the GEMM's packing gives. */
+/* Weights packed once per graph: a node's panels are built once and found
+ * again by every later call (a session's plan), another node gets its own,
+ * and the panels are what the GEMM's packing gives. */
 static void test_gemm_weights_per_graph(void)
 {
     gb_graph *gb = gb_new();
@@ -212,11 +212,10 @@ static void test_gemm_weights_per_graph(void)
     gb_free(gb);
     CHECK(graph);
     const int64_t k = 300, n = 100;
-    float *b = random_floats(k * n), *other = malloc(sizeof(float) * (size_t)(k * n));
-    memcpy(other, b, sizeof(float) * (size_t)(k * n));
-    other[3] += 1.0f; /* between the key's samples (every 8th value here) */
-    const float *p1 = tp_gemm_graph_panels(graph, b, k, n), *p2 = tp_gemm_graph_panels(graph, b, k, n);
-    const float *p3 = tp_gemm_graph_panels(graph, other, k, n);
+    float *b = random_floats(k * n);
+    const int node = 0, other_node = 0; /* owners: stand-ins for two NodeDefs */
+    const float *p1 = tp_gemm_graph_panels(graph, &node, b, k, n), *p2 = tp_gemm_graph_panels(graph, &node, b, k, n);
+    const float *p3 = tp_gemm_graph_panels(graph, &other_node, b, k, n);
     float *want = tp_gemm_pack_panels(b, k, n, n);
 #if defined(TP_GEMM_ARM_KERNELS)
     CHECK(p1 && p1 == p2 && p3 && p3 != p1);
@@ -224,8 +223,8 @@ static void test_gemm_weights_per_graph(void)
 #else
     CHECK(!p1 && !p2 && !p3); /* elsewhere B is packed as the GEMM goes */
 #endif
-    CHECK(!tp_gemm_graph_panels(NULL, b, k, n));
-    free(b), free(other), free(want);
+    CHECK(!tp_gemm_graph_panels(NULL, &node, b, k, n));
+    free(b), free(want);
     tfpi_graph_free(graph);
 }
 
