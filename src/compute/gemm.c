@@ -112,21 +112,25 @@ static void pack_b(const tp_gemm *g, int64_t t0, int taps, int64_t d0, int64_t d
     }
 }
 
-/* Points the tile at row tile t and the columns from col on of C: its
- * panel of B (packed, or at row `prepacked_row` of a prepacked B) and
- * epilogue values. */
-static void place_tile(const gemm_job *job, int64_t t, int64_t col, int64_t col0, int64_t col1,
-                       int64_t prepacked_row, const float *packed, tp_gemm_tile *tile)
+/* Points the tile at the columns from col on: its panel of B (packed, or at
+ * row `prepacked_row` of a prepacked B) and epilogue values. */
+static inline void place_columns(const gemm_job *job, int64_t col, int64_t col0, int64_t col1,
+                                 int64_t prepacked_row, const float *packed, tp_gemm_tile *tile)
 {
     const tp_gemm *g = job->g;
-    const int64_t row = t * TP_GEMM_MR;
-    tile->rows = (int)min64(TP_GEMM_MR, g->m - row);
-    tile->c = g->c + row * g->ldc + col;
     tile->b = !g->b_in_panels ? packed + (col - col0) * tile->taps * tile->depth
                               : g->b + (col / TP_GEMM_NR * g->taps * g->depth + prepacked_row) * TP_GEMM_NR;
     tile->cols = (int)min64(TP_GEMM_NR, col1 - col);
     tile->scale = g->epilogue.scale ? g->epilogue.scale + col : NULL;
     tile->bias = g->epilogue.bias ? g->epilogue.bias + col : NULL;
+}
+
+/* Points the tile at row tile t of C, columns from col on. */
+static inline void place_rows(const tp_gemm *g, int64_t t, int64_t col, tp_gemm_tile *tile)
+{
+    const int64_t row = t * TP_GEMM_MR;
+    tile->rows = (int)min64(TP_GEMM_MR, g->m - row);
+    tile->c = g->c + row * g->ldc + col;
 }
 
 void tp_gemm_pack_panels_into(const float *b, int64_t k, int64_t n, int64_t ldb, float *panels)
@@ -182,16 +186,18 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
                         tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
                         job->kernels->pack_a(tile.a, taps, d0, depth, packed_a);
                         for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
-                            place_tile(job, t, col, col0, col1, prepacked_row, packed, &tile);
+                            place_columns(job, col, col0, col1, prepacked_row, packed, &tile);
+                            place_rows(g, t, col, &tile);
                             job->kernels->tile(&tile);
                         }
                     }
                     continue;
                 }
                 for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
+                    place_columns(job, col, col0, col1, prepacked_row, packed, &tile);
                     for (int64_t t = block0; t < block1; t++) {
                         tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
-                        place_tile(job, t, col, col0, col1, prepacked_row, packed, &tile);
+                        place_rows(g, t, col, &tile);
                         job->kernels->tile(&tile);
                     }
                 }
