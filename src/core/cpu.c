@@ -52,7 +52,7 @@ tp_cpu_core tp_cpu_core_of_part(unsigned implementer, unsigned part)
     }
 }
 
-#if defined(__aarch64__) || defined(__arm__)
+#if defined(__aarch64__) || (defined(__arm__) && defined(__ARM_NEON))
 /* The first core's implementer and part from /proc/cpuinfo; false if absent
  * (an emulator shows its host's). */
 static bool cpuinfo_part(unsigned *implementer, unsigned *part)
