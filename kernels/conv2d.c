@@ -4,7 +4,9 @@
  * Winograd, gets it transformed once for every session of the graph
  * (src/graph/derived.h). run is Winograd F(4x4, 3x3)
  * (src/compute/winograd.c) where its rule says that pays, else one GEMM
- * over the input in place (src/compute/conv_gemm.c); both apply any scale,
+ * over the input in place (src/compute/conv_gemm.c), whose filter, when
+ * known while planning, is packed into the GEMM's panels once per graph
+ * (src/compute/gemm_weights.c); both apply any scale,
  * bias and activation fused into the node as they store the outputs. The plain C reference, which the tests
  * compare it with, is tp_conv2d_ref in src/compute/window_ref.c. */
 #include "kernel/kernel.h"
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 
 #include "compute/conv_gemm.h"
+#include "compute/gemm_weights.h"
 #include "compute/window_kernel.h"
 #include "compute/winograd.h"
 #include "graph/derived.h"
@@ -52,8 +55,12 @@ static tfpi_code conv2d_prepare(tp_op_ctx *ctx)
     state->zeros = calloc((size_t)p.in_c + 1, sizeof *state->zeros);
     if (!state->zeros)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    if (tp_winograd_applies(&p) && ctx->inputs[1]->data)
+    const float *filter = ctx->inputs[1]->data;
+    if (filter && tp_winograd_applies(&p))
         state->winograd_filter = winograd_filter(ctx, &p);
+    else if (filter && tp_conv2d_gemm_wants_panels(&p))
+        state->filter_panels =
+            tp_gemm_graph_panels(ctx->graph, ctx->def, filter, p.window_h * p.window_w * p.in_c, p.out_c);
     return TFPI_OK;
 }
 
@@ -66,7 +73,8 @@ static tfpi_code conv2d_run(tp_op_ctx *ctx)
     const bool done = tp_winograd_applies(&state->params)
                           ? tp_winograd_conv(&state->params, input, filter, state->winograd_filter, output, &epilogue,
                                              ctx->pool)
-                          : tp_conv2d_gemm(&state->params, input, filter, state->zeros, output, &epilogue, ctx->pool);
+                          : tp_conv2d_gemm(&state->params, input, state->filter_panels ? state->filter_panels : filter,
+                                           state->filter_panels != NULL, state->zeros, output, &epilogue, ctx->pool);
     return done ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
 }
 

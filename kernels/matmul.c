@@ -2,7 +2,9 @@
  * BatchMatMulV2 (adj_x, adj_y) on float tensors. BatchMatMul needs equal
  * batch dimensions; BatchMatMulV2 broadcasts them numpy-style. prepare works
  * out which matrices of a and b each output matrix multiplies. Without
- * transposes run is the fast GEMM (src/compute/gemm.c), which applies any scale,
+ * transposes run is the fast GEMM (src/compute/gemm.c; a single constant b
+ * of several rows' product is packed into its panels once per graph,
+ * src/compute/gemm_weights.c), which applies any scale,
  * bias and activation fused into the node as it stores; with one, it splits
  * all output rows over the pool, calls the plain C reference product
  * (src/compute/matmul_ref.c, which the tests also compare the GEMM with) and then
@@ -13,6 +15,7 @@
 
 #include "compute/epilogue.h"
 #include "compute/gemm.h"
+#include "compute/gemm_weights.h"
 #include "compute/matmul_ref.h"
 
 typedef enum batch_rule { NO_BATCH, EQUAL_BATCH, BROADCAST_BATCH } batch_rule;
@@ -21,6 +24,7 @@ typedef struct matmul_state {
     tp_matmul_params params;
     int64_t batches;                /* output matrices */
     tp_epilogue epilogue;
+    const float *b_panels;          /* a known b packed for the GEMM (owned by the graph), or NULL */
     int64_t *a_offsets, *b_offsets; /* element offset of each output matrix's operands */
     int64_t offsets[];              /* storage of both arrays */
 } matmul_state;
@@ -146,6 +150,8 @@ static tfpi_code prepare_matmul(tp_op_ctx *ctx, batch_rule rule, const char *tra
     operand_offsets(a, batch_rank, dims, batches, state->a_offsets);
     operand_offsets(b, batch_rank, dims, batches, state->b_offsets);
     ctx->state = state;
+    if (b->data && batches == 1 && params.m > 1 && !transpose_a && !transpose_b)
+        state->b_panels = tp_gemm_graph_panels(ctx->graph, ctx->def, b->data, params.k, params.n);
     return TFPI_OK;
 }
 
@@ -201,8 +207,9 @@ static bool matmul_gemm(const matmul_state *s, const float *a, const float *b, f
     bool ok = true;
     for (int64_t batch = 0; ok && batch < s->batches; batch++) {
         const tp_gemm_matrix rows = {a + s->a_offsets[batch], p->k};
-        const tp_gemm g = {p->m, p->n, 1, p->k, tp_gemm_matrix_rows, &rows, b + s->b_offsets[batch], p->n,
-                           c + batch * p->m * p->n, p->n, tp_epilogue_view(&s->epilogue), false};
+        const tp_gemm g = {p->m, p->n, 1, p->k, tp_gemm_matrix_rows, &rows,
+                           s->b_panels ? s->b_panels : b + s->b_offsets[batch], p->n, c + batch * p->m * p->n,
+                           p->n, tp_epilogue_view(&s->epilogue), s->b_panels != NULL};
         ok = tp_gemm_run(&g, pool);
     }
     return ok;

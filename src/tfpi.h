@@ -162,6 +162,12 @@ typedef struct tfpi_session_options {
      * physical RAM (tfpi_default_max_memory); < 0: no budget. Anything
      * beyond it fails first, with the node, shape and bytes. */
     int64_t max_memory_bytes;
+    /* The ARM core family whose kernels to run: "a53" (Pi 3), "a72" (Pi 4),
+     * "a76" (Pi 5) or "generic" (the portable SIMD kernels). NULL or "":
+     * the TFPI_CPU environment variable if set, else the core detected.
+     * Instruction-set extensions (fp16, dot product) are always those the
+     * machine has. No effect elsewhere than on ARM. */
+    const char *cpu;
 } tfpi_session_options;
 
 /* Half of the physical RAM: the budget when max_memory_bytes is 0. */

@@ -39,7 +39,7 @@ class Image(ctypes.Structure):
 
 
 class SessionOptions(ctypes.Structure):
-    _fields_ = [("num_threads", ctypes.c_int), ("max_memory_bytes", ctypes.c_int64)]
+    _fields_ = [("num_threads", ctypes.c_int), ("max_memory_bytes", ctypes.c_int64), ("cpu", ctypes.c_char_p)]
 
 
 DECRYPT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,

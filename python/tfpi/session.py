@@ -19,16 +19,18 @@ def _shape_fits(declared, shape):
 
 
 class Session:
-    """Session(graph, num_threads=0, max_memory=0): num_threads 0 or -1 uses
-    one thread per core, 1 creates none; max_memory is the memory budget in bytes
-    (0: half the RAM, -1: none). The session keeps the C graph alive until it is
-    closed, even if the Graph is closed first."""
+    """Session(graph, num_threads=0, max_memory=0, cpu=None): num_threads 0 or
+    -1 uses one thread per core, 1 creates none; max_memory is the memory
+    budget in bytes (0: the default budget, -1: none); cpu forces the ARM
+    kernels of a core family ("a53", "a72", "a76", "generic"; None: TFPI_CPU
+    or detected). The session keeps the C graph alive until it is closed, even
+    if the Graph is closed first."""
 
-    def __init__(self, graph, num_threads=0, max_memory=0):
+    def __init__(self, graph, num_threads=0, max_memory=0, cpu=None):
         if not -1 <= int(num_threads) <= 1024:
             raise ValueError("num_threads=%d: give -1 or 0 (one thread per core) or 1 to 1024" % num_threads)
         status = Status()
-        options = SessionOptions(int(num_threads), int(max_memory))
+        options = SessionOptions(int(num_threads), int(max_memory), cpu.encode() if cpu else None)
         self.graph = graph
         self.max_memory = lib.tfpi_default_max_memory() if max_memory == 0 else int(max_memory)
         self._lock = threading.Lock()

@@ -39,8 +39,10 @@ static void find_conv_rows(const void *arg, int64_t row, int rows, int64_t tap, 
     }
 }
 
-bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *filter, const float *zeros,
-                    float *output, const tp_gemm_epilogue *epilogue, tp_threadpool *pool)
+bool tp_conv2d_gemm_wants_panels(const tp_window_params *p) { return p->batch * p->out_h * p->out_w > 1; }
+
+bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *filter, bool filter_in_panels,
+                    const float *zeros, float *output, const tp_gemm_epilogue *epilogue, tp_threadpool *pool)
 {
     const bool pointwise = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
                            p->pad_top == 0 && p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
@@ -58,6 +60,7 @@ bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *
         .c = output,
         .ldc = p->out_c,
         .epilogue = *epilogue,
+        .b_in_panels = filter_in_panels,
     };
     return tp_gemm_run(&g, pool);
 }

@@ -6,7 +6,10 @@
  * streams from memory) into tile-column panels one after the other in the
  * worker's buffer, zero-padded at the right edge; then, a block of row
  * tiles at a time (their row pointers looked up once), every row tile
- * reuses each panel while it sits in the first-level cache. */
+ * reuses each panel while it sits in the first-level cache. The ARM
+ * kernels take A packed: there each row tile of the block is packed once
+ * (TP_GEMM_MR x k floats, in the first-level cache) and multiplied by
+ * every panel in turn. */
 #include "compute/gemm.h"
 
 #include <math.h>
@@ -17,7 +20,11 @@
 #include "compute/gemv.h"
 
 enum {
-    K_BLOCK = 128,           /* rows of B per block of k: a panel of B fits the first-level cache */
+#if defined(TP_GEMM_ARM_KERNELS)
+    K_BLOCK = 256, /* rows of B per block of k: a panel of B and a packed tile of A fit the first-level cache */
+#else
+    K_BLOCK = 128, /* rows of B per block of k: a panel of B fits the first-level cache */
+#endif
     MAX_BLOCK_TAPS = 16,     /* taps per block of k */
     M_BLOCK_TILES = 16,      /* row tiles whose row pointers are looked up together */
     TASK_C_FLOATS = 1 << 16, /* the part of C one task writes, unless that leaves too few tasks */
@@ -35,8 +42,9 @@ typedef struct gemm_job {
     int64_t depth_blocks, tap_blocks;                      /* at least one each, even when k is 0 */
     int tasks;
     atomic_int next_task;
-    float *buffers; /* one packed block of B per worker */
-    size_t buffer_floats;
+    const tp_gemm_kernels *kernels;
+    float *buffers; /* one packed block of B (then one tile of A) per worker */
+    size_t buffer_floats, b_floats;
 } gemm_job;
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -104,7 +112,44 @@ static void pack_b(const tp_gemm *g, int64_t t0, int taps, int64_t d0, int64_t d
     }
 }
 
-static void run_task(const gemm_job *job, int64_t task, float *packed)
+/* Points the tile at the columns from col on: its panel of B (packed, or at
+ * row `prepacked_row` of a prepacked B) and epilogue values. */
+static inline void place_columns(const gemm_job *job, int64_t col, int64_t col0, int64_t col1,
+                                 int64_t prepacked_row, const float *packed, tp_gemm_tile *tile)
+{
+    const tp_gemm *g = job->g;
+    tile->b = !g->b_in_panels ? packed + (col - col0) * tile->taps * tile->depth
+                              : g->b + (col / TP_GEMM_NR * g->taps * g->depth + prepacked_row) * TP_GEMM_NR;
+    tile->cols = (int)min64(TP_GEMM_NR, col1 - col);
+    tile->scale = g->epilogue.scale ? g->epilogue.scale + col : NULL;
+    tile->bias = g->epilogue.bias ? g->epilogue.bias + col : NULL;
+}
+
+/* Points the tile at row tile t of C, columns from col on. */
+static inline void place_rows(const tp_gemm *g, int64_t t, int64_t col, tp_gemm_tile *tile)
+{
+    const int64_t row = t * TP_GEMM_MR;
+    tile->rows = (int)min64(TP_GEMM_MR, g->m - row);
+    tile->c = g->c + row * g->ldc + col;
+}
+
+void tp_gemm_pack_panels_into(const float *b, int64_t k, int64_t n, int64_t ldb, float *panels)
+{
+    if (k > 0 && n > 0) {
+        const tp_gemm g = {.n = n, .taps = 1, .depth = k, .b = b, .ldb = ldb};
+        pack_b(&g, 0, 1, 0, k, 0, n, panels);
+    }
+}
+
+float *tp_gemm_pack_panels(const float *b, int64_t k, int64_t n, int64_t ldb)
+{
+    float *panels = aligned_alloc(64, (sizeof(float) * (size_t)tp_gemm_panel_floats(k, n) + 64) & ~(size_t)63);
+    if (panels)
+        tp_gemm_pack_panels_into(b, k, n, ldb, panels);
+    return panels;
+}
+
+static void run_task(const gemm_job *job, int64_t task, float *packed, float *packed_a)
 {
     const tp_gemm *g = job->g;
     const int64_t tile0 = task / job->column_tasks * job->tiles_per_task;
@@ -119,7 +164,7 @@ static void run_task(const gemm_job *job, int64_t task, float *packed)
             const int64_t d0 = db * job->depth_block, depth = min64(job->depth_block, g->depth - d0);
             /* Rows t0 * depth + d0 on of a prepacked B: a block is whole
              * taps of full depth, or one tap's range of depth. */
-            const int64_t prepacked_row = t0 * g->depth + d0, panel_rows = g->taps * g->depth;
+            const int64_t prepacked_row = t0 * g->depth + d0;
             if (!g->b_in_panels)
                 pack_b(g, t0, taps, d0, depth, col0, col1, packed);
             tp_gemm_tile tile = {
@@ -135,18 +180,25 @@ static void run_task(const gemm_job *job, int64_t task, float *packed)
             for (int64_t block0 = tile0; block0 < tile1; block0 += M_BLOCK_TILES) {
                 const int64_t block1 = min64(block0 + M_BLOCK_TILES, tile1);
                 find_rows(g, block0, block1, t0, taps, ptrs);
-                for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
-                    tile.b = !g->b_in_panels ? packed + (col - col0) * taps * depth
-                                    : g->b + (col / TP_GEMM_NR * panel_rows + prepacked_row) * TP_GEMM_NR;
-                    tile.cols = (int)min64(TP_GEMM_NR, col1 - col);
-                    tile.scale = g->epilogue.scale ? g->epilogue.scale + col : NULL;
-                    tile.bias = g->epilogue.bias ? g->epilogue.bias + col : NULL;
+                if (job->kernels->pack_a) {
+                    tile.a_packed = packed_a;
                     for (int64_t t = block0; t < block1; t++) {
-                        const int64_t row = t * TP_GEMM_MR;
                         tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
-                        tile.rows = (int)min64(TP_GEMM_MR, g->m - row);
-                        tile.c = g->c + row * g->ldc + col;
-                        tp_gemm_micro_kernel(&tile);
+                        job->kernels->pack_a(tile.a, taps, d0, depth, packed_a);
+                        for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
+                            place_columns(job, col, col0, col1, prepacked_row, packed, &tile);
+                            place_rows(g, t, col, &tile);
+                            job->kernels->tile(&tile);
+                        }
+                    }
+                    continue;
+                }
+                for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
+                    place_columns(job, col, col0, col1, prepacked_row, packed, &tile);
+                    for (int64_t t = block0; t < block1; t++) {
+                        tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
+                        place_rows(g, t, col, &tile);
+                        job->kernels->tile(&tile);
                     }
                 }
             }
@@ -161,8 +213,9 @@ static void run_workers(void *arg, int64_t begin, int64_t end)
     gemm_job *job = arg;
     for (int64_t worker = begin; worker < end; worker++) {
         float *packed = job->buffers ? job->buffers + (size_t)worker * job->buffer_floats : NULL;
+        float *packed_a = packed ? packed + job->b_floats : NULL;
         for (int task; (task = atomic_fetch_add(&job->next_task, 1)) < job->tasks;)
-            run_task(job, task, packed);
+            run_task(job, task, packed, packed_a);
     }
 }
 
@@ -196,7 +249,10 @@ static void plan_job(gemm_job *job, int64_t threads)
         row_tasks = ceil_div(job->m_tiles, job->tiles_per_task);
     }
     job->tasks = (int)(row_tasks * job->column_tasks);
-    job->buffer_floats = (size_t)(job->taps_block * job->depth_block * job->panels_per_task * TP_GEMM_NR);
+    const size_t k_floats = (size_t)(job->taps_block * job->depth_block);
+    job->b_floats = g->b_in_panels ? 0 : k_floats * (size_t)(job->panels_per_task * TP_GEMM_NR);
+    /* whole cache lines per worker */
+    job->buffer_floats = (job->b_floats + (job->kernels->pack_a ? k_floats * TP_GEMM_MR : 0) + 15) & ~(size_t)15;
 }
 
 bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
@@ -207,10 +263,10 @@ bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
         return tp_gemv_run(g, pool);
     const double macs = (double)g->m * (double)g->n * (double)(g->taps * g->depth);
     const int64_t threads = macs >= MIN_PARALLEL_MACS ? tp_threadpool_size(pool) : 1;
-    gemm_job job = {.g = g};
+    gemm_job job = {.g = g, .kernels = tp_gemm_kernels_for(tp_threadpool_cpu(pool))};
     plan_job(&job, threads);
     const int64_t workers = min64(threads, job.tasks);
-    if (!g->b_in_panels) { /* B to pack: a buffer per worker */
+    if (job.buffer_floats > 0) { /* B or A to pack: a buffer per worker */
         job.buffers = aligned_alloc(64, (sizeof(float) * job.buffer_floats * (size_t)workers + 63) & ~(size_t)63);
         if (!job.buffers)
             return false;

@@ -27,10 +27,13 @@
 #include "core/threadpool.h"
 
 /* The micro-kernel's tile of C, per instruction set, chosen so that the
- * accumulators, one row of B and a broadcast value fill the registers:
+ * accumulators and one step of k's operands fill the registers:
  *   AVX-512  6 x 64: 24 of 32 zmm     AVX2 + FMA  6 x 16: 12 of 16 ymm
- *   aarch64  6 x 16: 24 of 32 q       armv7 NEON  4 x  8:  8 of 16 q
- *   scalar   4 x  4 */
+ *   aarch64  8 x  8: 16 of 32 q       armv7 NEON  6 x  8: 12 of 16 q
+ *   scalar   4 x  4
+ * On ARM the kernels for each core (gemm_kernel.h) take A packed a tile at a
+ * time and multiply by its lanes: aarch64 holds four steps of k's operands
+ * (8 + 8 vectors) beside its 16 accumulators, armv7 one step's (2 + 2). */
 #if TP_VEC_WIDTH == 16
 #define TP_GEMM_MR 6
 #define TP_GEMM_NR_VECS 4
@@ -38,10 +41,10 @@
 #define TP_GEMM_MR 6
 #define TP_GEMM_NR_VECS 2
 #elif TP_VEC_WIDTH == 4 && defined(__aarch64__)
-#define TP_GEMM_MR 6
-#define TP_GEMM_NR_VECS 4
+#define TP_GEMM_MR 8
+#define TP_GEMM_NR_VECS 2
 #elif TP_VEC_WIDTH == 4
-#define TP_GEMM_MR 4
+#define TP_GEMM_MR 6
 #define TP_GEMM_NR_VECS 2
 #else
 #define TP_GEMM_MR 4
@@ -99,6 +102,13 @@ static inline int64_t tp_gemm_panel_floats(int64_t k, int64_t n)
 {
     return (n + TP_GEMM_NR - 1) / TP_GEMM_NR * TP_GEMM_NR * k;
 }
+
+/* B (k x n, row k at b + k * ldb) in panels, in a new buffer the caller
+ * frees (free()); NULL if out of memory. Weights known while planning are
+ * packed once this way and then run with b_in_panels. */
+float *tp_gemm_pack_panels(const float *b, int64_t k, int64_t n, int64_t ldb);
+/* The same into panels (tp_gemm_panel_floats(k, n) floats). */
+void tp_gemm_pack_panels_into(const float *b, int64_t k, int64_t n, int64_t ldb, float *panels);
 
 /* The identity epilogue: nothing applied. */
 tp_gemm_epilogue tp_gemm_no_epilogue(void);

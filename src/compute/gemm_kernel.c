@@ -1,11 +1,12 @@
-/* gemm_kernel.c - the GEMM micro-kernel, written once over the SIMD layer
+/* gemm_kernel.c - the portable GEMM micro-kernel, written once over the SIMD layer
  * (simd.h) and compiled for whatever the target has; gemm.h sets the tile
  * shape per instruction set. For each k the kernel loads one row of B (up
  * to TP_GEMM_NR_VECS vectors), broadcasts one value from each of the
  * TP_GEMM_MR rows of A and does MR x vectors independent multiply-adds into
  * accumulators that stay in registers (the loops over the tile are fully
  * unrolled). A tile narrower than TP_GEMM_NR runs a variant with fewer
- * vectors, so narrow outputs waste no lanes. */
+ * vectors, so narrow outputs waste no lanes. Also the choice of kernels
+ * per CPU and the edge-tile store the ARM kernels share. */
 #include "compute/gemm_kernel.h"
 
 #include <stddef.h>
@@ -89,5 +90,35 @@ void tp_gemm_micro_kernel(const tp_gemm_tile *tile)
     case 2: tile_kernel(tile, 2); break;
 #endif
     default: tile_kernel(tile, 1); break;
+    }
+}
+
+void tp_gemm_store_tile(const tp_gemm_tile *t, const float *acc)
+{
+    for (int r = 0; r < t->rows; r++) {
+        float *c = t->c + r * t->ldc;
+        for (int col = 0; col < t->cols; col++) {
+            float x = acc[r * TP_GEMM_NR + col];
+            if (t->accumulate)
+                x += c[col];
+            if (t->finish) {
+                x = x * (t->scale ? t->scale[col] : 1.0f) + (t->bias ? t->bias[col] : 0.0f);
+                x = x < t->min ? t->min : x > t->max ? t->max : x;
+            }
+            c[col] = x;
+        }
+    }
+}
+
+const tp_gemm_kernels *tp_gemm_kernels_for(tp_cpu cpu)
+{
+    static const tp_gemm_kernels portable = {"portable", tp_gemm_micro_kernel, NULL};
+    switch (cpu.core) {
+#if defined(TP_GEMM_ARM_KERNELS)
+    case TP_CPU_A53: return &tp_gemm_kernels_a53;
+    case TP_CPU_A72: return &tp_gemm_kernels_a72;
+    case TP_CPU_A76: return &tp_gemm_kernels_a76;
+#endif
+    default: return &portable;
     }
 }

@@ -1,16 +1,25 @@
-/* gemm_kernel.h - the GEMM micro-kernel: one TP_GEMM_MR x TP_GEMM_NR tile of
+/* gemm_kernel.h - the GEMM micro-kernels: one TP_GEMM_MR x TP_GEMM_NR tile of
  * C (shape in gemm.h) kept in vector registers while it sums over k, then
- * stored through the epilogue. */
+ * stored through the epilogue. Two kinds:
+ *   - the portable kernel (gemm_kernel.c, over simd.h), which reads A in
+ *     place through row pointers and broadcasts one value per row and k;
+ *   - on ARM, kernels scheduled per core (gemm_neon64.c, gemm_neon32.c)
+ *     that read A packed a tile at a time, in a layout of their own (their
+ *     pack_a), and multiply by lanes of it, so every operand is one vector
+ *     load.
+ * tp_gemm_kernels_for picks the set for a CPU (core/cpu.h). */
 #ifndef TFPI_GEMM_KERNEL_H
 #define TFPI_GEMM_KERNEL_H
 
 #include <stdbool.h>
 
 #include "compute/gemm.h"
+#include "core/cpu.h"
 
 typedef struct tp_gemm_tile {
-    const float *const *a; /* taps x TP_GEMM_MR row pointers */
+    const float *const *a; /* in place: taps x TP_GEMM_MR row pointers */
     int64_t a_offset;      /* where in each row this block of depth starts */
+    const float *a_packed; /* packed by the kernels' pack_a: TP_GEMM_MR x taps x depth floats */
     int64_t taps, depth;
     const float *b; /* packed B: taps x depth rows of TP_GEMM_NR floats, zero beyond cols */
     float *c;
@@ -22,6 +31,33 @@ typedef struct tp_gemm_tile {
     float min, max;
 } tp_gemm_tile;
 
+typedef void (*tp_gemm_kernel_fn)(const tp_gemm_tile *tile);
+/* Packs one row tile's block of A: for taps [0, taps) and depth
+ * [d0, d0 + depth), from its row pointers (ptrs[t * TP_GEMM_MR + r]). */
+typedef void (*tp_gemm_pack_a_fn)(const float *const *ptrs, int taps, int64_t d0, int64_t depth, float *dst);
+
+typedef struct tp_gemm_kernels {
+    const char *name;
+    tp_gemm_kernel_fn tile;
+    tp_gemm_pack_a_fn pack_a; /* NULL: the kernel reads A in place (a, a_offset) */
+} tp_gemm_kernels;
+
+/* The portable kernel (in-place A). */
 void tp_gemm_micro_kernel(const tp_gemm_tile *tile);
+
+/* The kernels for a CPU: its family's where this build has them, else the
+ * portable one. */
+const tp_gemm_kernels *tp_gemm_kernels_for(tp_cpu cpu);
+
+#if defined(__ARM_NEON) && (defined(__aarch64__) || defined(__ARM_FEATURE_FMA))
+/* The ARM kernels per core family (gemm_neon64.c, gemm_neon32.c). */
+#define TP_GEMM_ARM_KERNELS 1
+extern const tp_gemm_kernels tp_gemm_kernels_a53, tp_gemm_kernels_a72, tp_gemm_kernels_a76;
+#endif
+
+/* Stores a finished tile from acc[r * TP_GEMM_NR + col] (a full tile of
+ * values) through the epilogue: the ARM kernels' path for tiles cut by
+ * the edge of C. */
+void tp_gemm_store_tile(const tp_gemm_tile *tile, const float *acc);
 
 #endif

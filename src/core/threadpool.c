@@ -3,6 +3,7 @@
 #include "core/threadpool.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@ struct tp_threadpool {
     int pending;      /* chunks not finished yet */
     unsigned generation;
     int stopping;
+    bool cpu_set;
+    tp_cpu cpu;
 };
 
 int tp_num_cores(void)
@@ -102,6 +105,17 @@ void tp_threadpool_free(tp_threadpool *pool)
         pthread_cond_destroy(&pool->work_done);
     }
     free(pool);
+}
+
+tp_cpu tp_threadpool_cpu(const tp_threadpool *pool)
+{
+    return pool && pool->cpu_set ? pool->cpu : tp_cpu_default();
+}
+
+void tp_threadpool_set_cpu(tp_threadpool *pool, tp_cpu cpu)
+{
+    pool->cpu = cpu;
+    pool->cpu_set = true;
 }
 
 int tp_threadpool_size(const tp_threadpool *pool)

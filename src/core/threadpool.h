@@ -1,8 +1,12 @@
-/* threadpool.h - one small pthread pool and parallel_for over ranges. */
+/* threadpool.h - one small pthread pool and parallel_for over ranges. The
+ * pool is what a session hands every kernel to compute with, so it also
+ * carries the CPU the kernels are chosen for (core/cpu.h). */
 #ifndef TFPI_THREADPOOL_H
 #define TFPI_THREADPOOL_H
 
 #include <stdint.h>
+
+#include "core/cpu.h"
 
 typedef struct tp_threadpool tp_threadpool;
 
@@ -15,6 +19,11 @@ tp_threadpool *tp_threadpool_new(int num_threads);
 void tp_threadpool_free(tp_threadpool *pool);
 int tp_threadpool_size(const tp_threadpool *pool);
 int tp_num_cores(void);
+
+/* The CPU kernels run as: what tp_threadpool_set_cpu gave, else (and for a
+ * NULL pool) tp_cpu_default(). */
+tp_cpu tp_threadpool_cpu(const tp_threadpool *pool);
+void tp_threadpool_set_cpu(tp_threadpool *pool, tp_cpu cpu);
 
 /* Splits [0, n) into chunks of at least `grain` items across the pool and
  * waits for all of them. A NULL pool runs fn(arg, 0, n) directly. */

@@ -46,6 +46,16 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
         tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "cannot create a session with %d threads", threads);
         return NULL;
     }
+    const char *cpu_name = options ? options->cpu : NULL, *bad_env = tp_cpu_check_env();
+    tp_cpu cpu;
+    if (bad_env || !tp_cpu_force(cpu_name, &cpu)) {
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s%s is not a CPU: use a53, a72, a76 or generic",
+                        bad_env ? "TFPI_CPU=" : "cpu option ", bad_env ? bad_env : cpu_name);
+        tp_threadpool_free(s->pool);
+        free(s);
+        return NULL;
+    }
+    tp_threadpool_set_cpu(s->pool, cpu);
     s->graph = graph;
     int64_t budget = options ? options->max_memory_bytes : 0;
     if (budget == 0 && !tp_default_memory_budget(&budget, status)) {

@@ -58,9 +58,10 @@ generated_model() {
 
 # check_generated_model LABEL DIR NAME SEED [make_models.py options] : the
 # model's softmax for a uniform(-1, 1) input (numpy default_rng(SEED)) from
-# tfpi and from OpenCV must agree within max |d| 1e-4 (mean 1e-5). On a
-# failure the message adds both engines' distance to a float64 numpy
-# evaluation, to show which of them is off.
+# tfpi and from OpenCV must agree within max |d| 1e-4 (mean 1e-5). Where
+# they do not, a float64 numpy evaluation decides, within the same bounds:
+# OpenCV is an oracle, not the truth (on aarch64 inception_v3_tiny seed 1,
+# tfpi is 4.4e-5 from float64 and OpenCV 1.1e-4, on opposite sides).
 check_generated_model() {
     label=$1 dir=$2 model=$3 seed=$4
     shift 4
@@ -76,10 +77,12 @@ check_generated_model() {
     run_tool run_graph --graph="$dir/$model.pb" --input="$1=$x" --output="$3=$got"
     ms=$((($(date +%s%N) - start) / 1000000))
     reference opencv "$dir/$model.pb" --input="$1=$x" --output="$3=$want"
-    name="$label, input $2 seed $seed, run_graph $ms ms: vs OpenCV"
-    expect_match "$name" "$got" "$want"
-    if [ "$matched" = no ] && [ "$rc" -eq 0 ] && [ "$ref_rc" -eq 0 ] &&
+    name="$label, input $2 seed $seed, run_graph $ms ms"
+    if [ "$rc" -eq 0 ] && [ "$ref_rc" -eq 0 ] && ! "$PY" "$DIFF/compare.py" "$got" "$want" >/dev/null 2>&1 &&
         reference numpy "$dir/$model.pb" --float64 --input="$1=$x" --output="$3=$exact"; then
-        echo "     vs float64 numpy: tfpi $("$PY" "$DIFF/compare.py" "$got" "$exact"); OpenCV $("$PY" "$DIFF/compare.py" "$want" "$exact")"
+        off=$("$PY" "$DIFF/compare.py" "$want" "$exact" 2>&1)
+        expect_match "$name: OpenCV differs (it is $off from float64 numpy); vs float64 numpy" "$got" "$exact"
+        return
     fi
+    expect_match "$name: vs OpenCV" "$got" "$want"
 }

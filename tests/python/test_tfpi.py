@@ -132,6 +132,11 @@ def test_string_decode():
     expect_error("max_memory: a decoded image over the budget names node, shape and bytes",
                  r"node 'decoded' \(DecodeJpeg\).*\[606,517,3\] needs 939906 bytes.*budget of 100000 bytes",
                  lambda: small.run({"contents": data}, "decoded"))
+    forced = tfpi.Session(tfpi.Graph(path), cpu="a53")
+    check("cpu='a53': a session on the forced kernels decodes the same pixels",
+          np.array_equal(forced.run({"contents": data}, "decoded"), pixels))
+    expect_error("cpu: an unknown core family is named in the error", r"z80 is not a CPU",
+                 lambda: tfpi.Session(tfpi.Graph(path), cpu="z80"))
 
 
 def label_image_top5(extra=()):

@@ -5,13 +5,19 @@
  * and 3 threads, one-row products (src/compute/gemv.c), B given already
  * in panels, and the fused epilogue (per-column scale and bias, then a
  * clamp). Every result must be within 1e-4 of the reference, relative to
- * its magnitude. */
+ * its magnitude. The whole suite runs once per CPU family (TFPI_CPU), so
+ * that every micro-kernel this build has is checked: on ARM the portable
+ * kernel and the packed ones of each core. Weights packed once per graph
+ * (src/compute/gemm_weights.c) are built once per node. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "compute/gemm.h"
+#include "compute/gemm_kernel.h"
+#include "compute/gemm_weights.h"
+#include "graph_builder.h"
 #include "compute/matmul_ref.h"
 #include "compute/simd.h"
 
@@ -90,8 +96,8 @@ static void check_product(int64_t m, int64_t n, int64_t k, int64_t ldb, int64_t 
 
 static void test_gemm_edges_of_every_tile(void)
 {
-    const int64_t ms[] = {1, 2, 5, 6, 7, 13, 49};
-    const int64_t ns[] = {1, 3, 15, 16, 17, 63, 64, 65, 100};
+    const int64_t ms[] = {1, 2, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 23, 24, 25, 49};
+    const int64_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 100};
     const int64_t ks[] = {0, 1, 3, 27, 64};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         for (size_t j = 0; j < sizeof ns / sizeof *ns; j++)
@@ -101,7 +107,7 @@ static void test_gemm_edges_of_every_tile(void)
 
 static void test_gemm_k_in_several_blocks(void)
 {
-    const int64_t ks[] = {127, 128, 129, 300, 1025};
+    const int64_t ks[] = {127, 128, 129, 255, 256, 257, 300, 1025};
     for (size_t l = 0; l < sizeof ks / sizeof *ks; l++)
         check_product(23, 70, ks[l], 70, 70, false, NULL);
 }
@@ -194,16 +200,71 @@ static void test_gemm_taps(void)
     tp_threadpool_free(pool);
 }
 
+/* Weights packed once per graph: a node's panels are built once and found
+ * again by every later call (a session's plan), another node gets its own,
+ * and the panels are what the GEMM's packing gives. */
+static void test_gemm_weights_per_graph(void)
+{
+    gb_graph *gb = gb_new();
+    gb_placeholder(gb, "x", TFPI_FLOAT, (const int64_t[]){1}, 1);
+    tfpi_status status;
+    tfpi_graph *graph = gb_load(gb, &status);
+    gb_free(gb);
+    CHECK(graph);
+    const int64_t k = 300, n = 100;
+    float *b = random_floats(k * n);
+    const int node = 0, other_node = 0; /* owners: stand-ins for two NodeDefs */
+    const float *p1 = tp_gemm_graph_panels(graph, &node, b, k, n), *p2 = tp_gemm_graph_panels(graph, &node, b, k, n);
+    const float *p3 = tp_gemm_graph_panels(graph, &other_node, b, k, n);
+    float *want = tp_gemm_pack_panels(b, k, n, n);
+#if defined(TP_GEMM_ARM_KERNELS)
+    CHECK(p1 && p1 == p2 && p3 && p3 != p1);
+    CHECK(p1 && want && memcmp(p1, want, sizeof(float) * (size_t)tp_gemm_panel_floats(k, n)) == 0);
+#else
+    CHECK(!p1 && !p2 && !p3); /* elsewhere B is packed as the GEMM goes */
+#endif
+    CHECK(!tp_gemm_graph_panels(NULL, &node, b, k, n));
+    free(b), free(want);
+    tfpi_graph_free(graph);
+}
+
+/* Each CPU family gets its own kernels where this build has them: packed
+ * ones on ARM (but for "generic"), the portable one elsewhere. */
+static void test_gemm_kernels_per_cpu(void)
+{
+    static const char *const names[] = {"generic", "a53", "a72", "a76"};
+    for (int i = 0; i < 4; i++) {
+        tp_cpu cpu;
+        CHECK(tp_cpu_force(names[i], &cpu));
+        const tp_gemm_kernels *k = tp_gemm_kernels_for(cpu);
+#if defined(TP_GEMM_ARM_KERNELS)
+        CHECK((k->pack_a != NULL) == (i > 0));
+        CHECK(strcmp(k->name, i > 0 ? names[i] : "portable") == 0);
+#else
+        CHECK(!k->pack_a);
+#endif
+    }
+    tp_cpu cpu;
+    CHECK(!tp_cpu_force("a99", &cpu));
+}
+
 int main(void)
 {
-    srand(7);
     printf("SIMD layer: %s, %d lanes\n", TP_SIMD_NAME, TP_VEC_WIDTH);
-    RUN(test_gemm_edges_of_every_tile);
-    RUN(test_gemm_k_in_several_blocks);
-    RUN(test_gemm_many_row_blocks);
-    RUN(test_gemm_strided_b_and_c);
-    RUN(test_gemm_epilogue);
-    RUN(test_gemm_threads);
-    RUN(test_gemm_taps);
+    RUN(test_gemm_kernels_per_cpu);
+    RUN(test_gemm_weights_per_graph);
+    static const char *const cpus[] = {"generic", "a53", "a72", "a76"};
+    for (int i = 0; i < 4; i++) {
+        setenv("TFPI_CPU", cpus[i], 1);
+        srand(7);
+        printf("TFPI_CPU=%s: %s kernels\n", cpus[i], tp_gemm_kernels_for(tp_cpu_default())->name);
+        RUN(test_gemm_edges_of_every_tile);
+        RUN(test_gemm_k_in_several_blocks);
+        RUN(test_gemm_many_row_blocks);
+        RUN(test_gemm_strided_b_and_c);
+        RUN(test_gemm_epilogue);
+        RUN(test_gemm_threads);
+        RUN(test_gemm_taps);
+    }
     return check_summary();
 }

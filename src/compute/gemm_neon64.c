@@ -1,0 +1,244 @@
+/* gemm_neon64.c - the aarch64 GEMM micro-kernel: an 8 x 8 tile of C in 16
+ * vector registers (v16-v31) over A and B packed for it. Four steps of k at
+ * a time: eight vectors of A, each row's next four values (A packed in
+ * "quads": for every 4 of k, 8 rows x 4 values), and eight of B (4 rows of
+ * 8), then 64 multiply-adds by a lane of A (fmla v.4s, v.4s, v.s[lane]).
+ * The accumulators and the operands of four steps fill all 32 registers:
+ * no broadcast loads, no address arithmetic per row, nothing spilled. Where
+ * the depth is a multiple of 4 (every layer of the usual nets but the
+ * first) A is read in place through its row pointers, each row's next quad
+ * one load, so nothing is packed; else A is packed in quads and the last
+ * k % 4 steps one step at a time (8 values: two vectors).
+ * The epilogue (add what C holds, then scale, bias and clamp, as x * scale +
+ * bias like the reference) is applied to the registers before the rows are
+ * stored, one operation over all 16 at a time.
+ *
+ * The kernel is inline assembly so that its schedule is the one chosen:
+ * all sixteen loads of the four steps first, as eight ldp (A and B in
+ * turn, so the first multiply-adds find their operands ready), the pointer
+ * and counter updates paired with them, then the 64 multiply-adds ordered
+ * so that no accumulator is used twice within 16 of them. This is the
+ * in-order Cortex-A53's schedule: an instruction there may not write its
+ * result before an earlier multiply-add (10 cycles) writes its own, so a
+ * load placed between multiply-adds stalls the pipe for ~5 cycles; grouping
+ * four steps' loads costs that once per 64 multiply-adds (89 cycles in
+ * llvm-mca's A53 model, 1.39 per multiply-add, where a 12 x 8 tile that
+ * loads one step at a time takes 37 per 24, 1.54, and interleaved loads
+ * 37-116). The out-of-order A72 and A76 run the same loop at their
+ * multiply-add bound (64 and 32 cycles: 1 and 2 per cycle), so the three
+ * core families share it. */
+#include "compute/gemm_kernel.h"
+
+#if defined(__aarch64__)
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What the assembly reads for the epilogue; scale and bias are never NULL. */
+typedef struct kernel_epilogue {
+    const float *scale, *bias; /* offset 0, 8 */
+    float min, max;            /* 16, 20 */
+    uint32_t accumulate;       /* 24 */
+    uint32_t finish;           /* 28 */
+} kernel_epilogue;
+
+static const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, zeros[8] = {0};
+
+#define STR(x) #x
+/* Row r of the tile is in v(16 + 2r) (columns 0-3) and v(17 + 2r) (4-7):
+ * row += B's row (blo, bhi) x lane `lane` of A's vector a. */
+#define FMA2(lo, hi, blo, bhi, a, lane) \
+    "fmla v" STR(lo) ".4s, v" STR(blo) ".4s, v" STR(a) ".s[" STR(lane) "]\n" \
+    "fmla v" STR(hi) ".4s, v" STR(bhi) ".4s, v" STR(a) ".s[" STR(lane) "]\n"
+/* Loads rows of C (x13 walks them) into v0-v7, four rows at a time. */
+#define LOAD_ROW(r0, r1) "ldp q" STR(r0) ", q" STR(r1) ", [x13]\n" "add x13, x13, %[ldc]\n"
+#define ADD(acc, x) "fadd v" STR(acc) ".4s, v" STR(acc) ".4s, v" STR(x) ".4s\n"
+#define LOAD_4_ROWS LOAD_ROW(0, 1) LOAD_ROW(2, 3) LOAD_ROW(4, 5) LOAD_ROW(6, 7)
+/* One operation over every accumulator, the two column halves from their
+ * own operand register: each accumulator's next step is 16 instructions on,
+ * past the in-order A53's latencies. */
+#define ALL_ACC(op, lo, hi) \
+    op(16, lo) op(17, hi) op(18, lo) op(19, hi) op(20, lo) op(21, hi) op(22, lo) op(23, hi) \
+    op(24, lo) op(25, hi) op(26, lo) op(27, hi) op(28, lo) op(29, hi) op(30, lo) op(31, hi)
+#define MUL(acc, x) "fmul v" STR(acc) ".4s, v" STR(acc) ".4s, v" STR(x) ".4s\n"
+#define MAX(acc, x) "fmax v" STR(acc) ".4s, v" STR(acc) ".4s, v" STR(x) ".4s\n"
+#define MIN(acc, x) "fmin v" STR(acc) ".4s, v" STR(acc) ".4s, v" STR(x) ".4s\n"
+#define STORE_ROW(lo, hi) "stp q" STR(lo) ", q" STR(hi) ", [x13]\n" "add x13, x13, %[ldc]\n"
+#define ALL_ROWS(M) M(16, 17) M(18, 19) M(20, 21) M(22, 23) M(24, 25) M(26, 27) M(28, 29) M(30, 31)
+
+/* The accumulators to zero. */
+#define ZERO_ACCUMULATORS \
+        "movi v16.4s, #0\n" "movi v17.4s, #0\n" "movi v18.4s, #0\n" "movi v19.4s, #0\n" \
+        "movi v20.4s, #0\n" "movi v21.4s, #0\n" "movi v22.4s, #0\n" "movi v23.4s, #0\n" \
+        "movi v24.4s, #0\n" "movi v25.4s, #0\n" "movi v26.4s, #0\n" "movi v27.4s, #0\n" \
+        "movi v28.4s, #0\n" "movi v29.4s, #0\n" "movi v30.4s, #0\n" "movi v31.4s, #0\n"
+/* Four steps of k: A's quads in v0-v7, B's rows in v8-v15. */
+#define FOUR_STEPS \
+        FMA2(16, 17, 8, 9, 0, 0) FMA2(18, 19, 8, 9, 1, 0) FMA2(20, 21, 8, 9, 2, 0) FMA2(22, 23, 8, 9, 3, 0) \
+        FMA2(24, 25, 8, 9, 4, 0) FMA2(26, 27, 8, 9, 5, 0) FMA2(28, 29, 8, 9, 6, 0) FMA2(30, 31, 8, 9, 7, 0) \
+        FMA2(16, 17, 10, 11, 0, 1) FMA2(18, 19, 10, 11, 1, 1) FMA2(20, 21, 10, 11, 2, 1) FMA2(22, 23, 10, 11, 3, 1) \
+        FMA2(24, 25, 10, 11, 4, 1) FMA2(26, 27, 10, 11, 5, 1) FMA2(28, 29, 10, 11, 6, 1) FMA2(30, 31, 10, 11, 7, 1) \
+        FMA2(16, 17, 12, 13, 0, 2) FMA2(18, 19, 12, 13, 1, 2) FMA2(20, 21, 12, 13, 2, 2) FMA2(22, 23, 12, 13, 3, 2) \
+        FMA2(24, 25, 12, 13, 4, 2) FMA2(26, 27, 12, 13, 5, 2) FMA2(28, 29, 12, 13, 6, 2) FMA2(30, 31, 12, 13, 7, 2) \
+        FMA2(16, 17, 14, 15, 0, 3) FMA2(18, 19, 14, 15, 1, 3) FMA2(20, 21, 14, 15, 2, 3) FMA2(22, 23, 14, 15, 3, 3) \
+        FMA2(24, 25, 14, 15, 4, 3) FMA2(26, 27, 14, 15, 5, 3) FMA2(28, 29, 14, 15, 6, 3) FMA2(30, 31, 14, 15, 7, 3)
+/* From label 3: add C if accumulating, the epilogue if finishing, store. */
+#define EPILOGUE_AND_STORE \
+        "3:\n" \
+        "ldr w9, [%[e], #24]\n" \
+        "cbz w9, 4f\n" \
+        "mov x13, %[c]\n" \
+        LOAD_4_ROWS \
+        ADD(16, 0) ADD(17, 1) ADD(18, 2) ADD(19, 3) ADD(20, 4) ADD(21, 5) ADD(22, 6) ADD(23, 7) \
+        LOAD_4_ROWS \
+        ADD(24, 0) ADD(25, 1) ADD(26, 2) ADD(27, 3) ADD(28, 4) ADD(29, 5) ADD(30, 6) ADD(31, 7) \
+        "4:\n" \
+        "ldr w9, [%[e], #28]\n" \
+        "cbz w9, 6f\n" \
+        "ldp x9, x10, [%[e]]\n" \
+        "ldp q0, q1, [x9]\n" \
+        "ldp q2, q3, [x10]\n" \
+        "add x9, %[e], #16\n" \
+        "ld1r {v4.4s}, [x9], #4\n" \
+        "ld1r {v5.4s}, [x9]\n" \
+        ALL_ACC(MUL, 0, 1) ALL_ACC(ADD, 2, 3) ALL_ACC(MAX, 4, 4) ALL_ACC(MIN, 5, 5) \
+        "6:\n" \
+        "mov x13, %[c]\n" \
+        ALL_ROWS(STORE_ROW)
+
+/* The whole 8 x 8 tile at c (row stride ldc bytes) from k steps of packed
+ * A and B. */
+static void tile_8x8(const float *a, const float *b, uint64_t k, float *c, uint64_t ldc, const kernel_epilogue *e)
+{
+    uint64_t quads = k / 4, rest = k % 4;
+    __asm__ volatile(
+        ZERO_ACCUMULATORS
+        "cbz %[quads], 2f\n"
+        "1:\n"
+        "ldp q0, q1, [%[a]]\n"
+        "ldp q8, q9, [%[b]]\n"
+        "ldp q2, q3, [%[a], #32]\n"
+        "ldp q10, q11, [%[b], #32]\n"
+        "ldp q4, q5, [%[a], #64]\n"
+        "ldp q12, q13, [%[b], #64]\n"
+        "ldp q6, q7, [%[a], #96]\n"
+        "ldp q14, q15, [%[b], #96]\n"
+        "add %[a], %[a], #128\n"
+        "add %[b], %[b], #128\n"
+        "subs %[quads], %[quads], #1\n"
+        FOUR_STEPS
+        "b.ne 1b\n"
+        "2:\n"
+        "cbz %[rest], 3f\n"
+        "5:\n"
+        "ldp q0, q1, [%[a]], #32\n"
+        "ldp q8, q9, [%[b]], #32\n"
+        "subs %[rest], %[rest], #1\n"
+        FMA2(16, 17, 8, 9, 0, 0) FMA2(18, 19, 8, 9, 0, 1) FMA2(20, 21, 8, 9, 0, 2) FMA2(22, 23, 8, 9, 0, 3)
+        FMA2(24, 25, 8, 9, 1, 0) FMA2(26, 27, 8, 9, 1, 1) FMA2(28, 29, 8, 9, 1, 2) FMA2(30, 31, 8, 9, 1, 3)
+        "b.ne 5b\n"
+        EPILOGUE_AND_STORE
+        : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest)
+        : [c] "r"(c), [ldc] "r"(ldc), [e] "r"(e)
+        : "x9", "x10", "x13", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12",
+          "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26",
+          "v27", "v28", "v29", "v30", "v31", "cc", "memory");
+}
+
+/* The same from A read in place: for each of `taps` taps, the 8 row
+ * pointers at ptrs (then ptrs + 8 ...), from byte `offset` on, `quads` x 4
+ * values each (depth a multiple of 4: nothing to pack). */
+static void tile_8x8_rows(const float *const *ptrs, uint64_t taps, uint64_t offset, uint64_t quads, const float *b,
+                          float *c, uint64_t ldc, const kernel_epilogue *e)
+{
+    __asm__ volatile(
+        ZERO_ACCUMULATORS
+        "cbz %[taps], 3f\n"
+        "cbz %[quads], 3f\n"
+        "10:\n"
+        "ldp x3, x4, [%[ptrs]]\n"
+        "ldp x5, x6, [%[ptrs], #16]\n"
+        "ldp x7, x8, [%[ptrs], #32]\n"
+        "ldp x11, x12, [%[ptrs], #48]\n"
+        "add %[ptrs], %[ptrs], #64\n"
+        "mov x14, %[offset]\n"
+        "mov x15, %[quads]\n"
+        "1:\n"
+        "ldr q0, [x3, x14]\n"
+        "ldp q8, q9, [%[b]]\n"
+        "ldr q1, [x4, x14]\n"
+        "ldr q2, [x5, x14]\n"
+        "ldp q10, q11, [%[b], #32]\n"
+        "ldr q3, [x6, x14]\n"
+        "ldr q4, [x7, x14]\n"
+        "ldp q12, q13, [%[b], #64]\n"
+        "ldr q5, [x8, x14]\n"
+        "ldr q6, [x11, x14]\n"
+        "ldp q14, q15, [%[b], #96]\n"
+        "ldr q7, [x12, x14]\n"
+        "add %[b], %[b], #128\n"
+        "add x14, x14, #16\n"
+        "subs x15, x15, #1\n"
+        FOUR_STEPS
+        "b.ne 1b\n"
+        "subs %[taps], %[taps], #1\n"
+        "b.ne 10b\n"
+        EPILOGUE_AND_STORE
+        : [ptrs] "+r"(ptrs), [b] "+r"(b), [taps] "+r"(taps)
+        : [offset] "r"(offset), [quads] "r"(quads), [c] "r"(c), [ldc] "r"(ldc), [e] "r"(e)
+        : "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "v0", "v1", "v2",
+          "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18",
+          "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "cc",
+          "memory");
+}
+
+/* A whose depth is a multiple of 4 is read in place (pack_quads left it). */
+static bool reads_in_place(int64_t depth) { return depth % 4 == 0; }
+
+/* The tile into c (row stride ldc floats) through epilogue e. */
+static void run_tile(const tp_gemm_tile *t, float *c, int64_t ldc, const kernel_epilogue *e)
+{
+    if (reads_in_place(t->depth))
+        tile_8x8_rows(t->a, (uint64_t)t->taps, sizeof(float) * (uint64_t)t->a_offset, (uint64_t)t->depth / 4, t->b,
+                      c, sizeof(float) * (uint64_t)ldc, e);
+    else
+        tile_8x8(t->a_packed, t->b, (uint64_t)(t->taps * t->depth), c, sizeof(float) * (uint64_t)ldc, e);
+}
+
+static void kernel_8x8(const tp_gemm_tile *t)
+{
+    if (t->rows == 8 && t->cols == 8) {
+        const kernel_epilogue e = {t->scale ? t->scale : ones, t->bias ? t->bias : zeros, t->min, t->max,
+                                   t->accumulate, t->finish};
+        run_tile(t, t->c, t->ldc, &e);
+        return;
+    }
+    /* cut by the edge of C: the raw sums into a full tile, then what is inside */
+    float tile[8 * 8];
+    const kernel_epilogue raw = {ones, zeros, 0.0f, 0.0f, 0, 0};
+    run_tile(t, tile, 8, &raw);
+    tp_gemm_store_tile(t, tile);
+}
+
+/* A's layout for tile_8x8: k = tap * depth + d over the block; for each 4
+ * of k, the 8 rows' 4 values (quads), then the last k % 4 steps' 8 values.
+ * Nothing where the depth is a multiple of 4: tile_8x8_rows reads each row's
+ * quads where they are. */
+static void pack_quads(const float *const *ptrs, int taps, int64_t d0, int64_t depth, float *restrict dst)
+{
+    const int64_t k = taps * depth, whole = k / 4 * 4;
+    if (reads_in_place(depth))
+        return;
+    for (int64_t i = 0; i < k; i++) {
+        const float *const *row = ptrs + i / depth * 8;
+        const int64_t d = d0 + i % depth;
+        float *out = i < whole ? dst + i / 4 * 32 + i % 4 : dst + whole * 8 + (i - whole) * 8;
+        const int step = i < whole ? 4 : 1; /* between rows */
+        for (int r = 0; r < 8; r++)
+            out[r * step] = row[r][d];
+    }
+}
+
+const tp_gemm_kernels tp_gemm_kernels_a53 = {"a53", kernel_8x8, pack_quads};
+const tp_gemm_kernels tp_gemm_kernels_a72 = {"a72", kernel_8x8, pack_quads};
+const tp_gemm_kernels tp_gemm_kernels_a76 = {"a76", kernel_8x8, pack_quads};
+#endif
