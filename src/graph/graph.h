@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "graph.pb-c.h"
+#include "op_def.pb-c.h"
 #include "graph/name_map.h"
 #include "tfpi.h"
 
@@ -42,6 +43,18 @@ struct tfpi_graph {
  * whatever the outcome. `source` names the model in error messages. */
 tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char *source,
                            tfpi_status *status);
+
+/* The same for a GraphDef with a function library (function.proto's
+ * FunctionDefLibrary, serialized; library may be NULL): every call of a
+ * library function is inlined and every functional While/If/Case lowered
+ * to Switch/Merge/Enter/Exit/NextIteration first (function_expand.c).
+ * ops (may be NULL): a MetaGraphDef's stripped_op_list, which gives the
+ * output argument names of the ops in function bodies and the default
+ * values of attributes stripped at save time, filled in on every node.
+ * A library nothing calls is not read. */
+tfpi_graph *tp_graph_build_functions(Tfpi__NodeDef **defs, int n, int producer, const uint8_t *library,
+                                     size_t library_size, const Tfpi__OpList *ops, const char *source,
+                                     tfpi_status *status);
 
 /* Lets `copy` (built from copies of original's NodeDefs) read original's
  * memmapped regions; original must outlive copy. */
