@@ -2,8 +2,11 @@
  *   run_graph --graph=G.pb --input=NAME=x.npy [--input=NAME=@file.wav]
  *             --output=NAME=y.npy [--output=NAME] [--num_threads=N]
  *             [--max_memory=BYTES] [--max_image_pixels=N]
+ *             [--max_loop_iterations=N] [--runs=N]
  * "@file" feeds the file's bytes as a string scalar; an output without a
- * file prints its shape and first values. */
+ * file prints its shape and first values. --runs repeats the run in one
+ * session (resource variables a run assigns persist into the next); the
+ * outputs are the last run's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,19 +120,34 @@ static void free_args(run_args *a)
     free(a->results);
 }
 
-static int run(const char *graph_path, run_args *a, const tfpi_session_options *options, tfpi_status *status)
+/* How the session runs: its options, loop limit and number of runs. */
+typedef struct run_options {
+    tfpi_session_options session;
+    int64_t max_loop_iterations;
+    int runs;
+} run_options;
+
+static int run(const char *graph_path, run_args *a, const run_options *options, tfpi_status *status)
 {
     tfpi_graph *graph = tfpi_graph_load_file(graph_path, status);
     if (!graph) {
         fprintf(stderr, "error: %s\n", status->message);
         return 1;
     }
-    tfpi_session *session = tfpi_session_new(graph, options, status);
-    int rc = 1;
-    if (session && tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,
-                                    (const char *const *)a->output_names, a->results, a->num_outputs,
-                                    status) == TFPI_OK) {
-        rc = 0;
+    tfpi_session *session = tfpi_session_new(graph, &options->session, status);
+    int rc = session ? 0 : 1;
+    if (session)
+        tfpi_session_set_max_loop_iterations(session, options->max_loop_iterations);
+    for (int r = 0; r < options->runs && rc == 0; r++) {
+        for (int i = 0; i < a->num_outputs; i++) {
+            tfpi_tensor_free(a->results[i]);
+            a->results[i] = NULL;
+        }
+        if (tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,
+                             (const char *const *)a->output_names, a->results, a->num_outputs, status) != TFPI_OK)
+            rc = 1;
+    }
+    if (rc == 0) {
         for (int i = 0; i < a->num_outputs && rc == 0; i++) {
             if (!a->output_files[i])
                 print_tensor(a->output_names[i], a->results[i]);
@@ -148,7 +166,8 @@ int main(int argc, char **argv)
 {
     const char *graph = NULL;
     flag_list inputs = {0}, outputs = {0};
-    int num_threads = 0;
+    int num_threads = 0, runs = 1;
+    int64_t max_loop_iterations = 0;
     limit_flags limits = {0};
     const tool_flag flags[] = {
         LIMIT_FLAGS(limits),
@@ -156,6 +175,9 @@ int main(int argc, char **argv)
         {"input", FLAG_LIST, &inputs, "NAME=file.npy or NAME=@file (string feed); repeatable"},
         {"output", FLAG_LIST, &outputs, "NAME=file.npy, or NAME to print; repeatable"},
         {"num_threads", FLAG_INT, &num_threads, "threads (0 = one per core)"},
+        {"max_loop_iterations", FLAG_INT64, &max_loop_iterations,
+         "a while loop that runs longer fails the run (0 = 1000000)"},
+        {"runs", FLAG_INT, &runs, "run this many times in one session; the outputs are the last run's"},
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--graph=G.pb --input=NAME=x.npy --output=NAME=y.npy");
@@ -163,11 +185,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --graph and at least one --output are required (see --help)\n");
         rc = 1;
     }
+    if (rc == 0 && (runs < 1 || max_loop_iterations < 0)) {
+        fprintf(stderr, "error: invalid value for flag --%s: must be %s\n", runs < 1 ? "runs" : "max_loop_iterations",
+                runs < 1 ? "at least 1" : "0 or more");
+        rc = 1;
+    }
     run_args args = {0};
     tfpi_status status = {0};
     if (rc == 0)
         rc = prepare_args(&args, &inputs, &outputs, &status);
-    tfpi_session_options options = limit_flags_apply(&limits, num_threads);
+    run_options options = {limit_flags_apply(&limits, num_threads), max_loop_iterations, runs};
     if (rc == 0)
         rc = run(graph, &args, &options, &status);
     free_args(&args);

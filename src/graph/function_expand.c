@@ -108,7 +108,7 @@ static tfpi_code expand_call(tp_expander *x, Tfpi__NodeDef *def, const char *fun
     tfpi_code code = tp_split_inputs(x, def, &data, &controls);
     tp_call call = {.name = def->name, .op = def->op, .function = function, .attrs = attrs,
                     .inputs = data.items, .n_inputs = data.n, .controls = controls.items,
-                    .n_controls = controls.n, .keep_node = true};
+                    .n_controls = controls.n, .in_attr = "Tin", .out_attr = "Tout", .keep_node = true};
     if (is_call_op(def->op)) {
         call.in_types = tp_attr(def, "Tin");
         call.out_types = tp_attr(def, "Tout");
@@ -191,6 +191,69 @@ static tfpi_code apply_renames(tp_expander *x)
     return TFPI_OK;
 }
 
+/* ---- the flat graph's size, estimated before anything is copied ---- */
+
+enum { SIZE_UNKNOWN = 0, SIZE_IN_PROGRESS = -1 };
+
+static int64_t function_size(const tp_function_library *lib, const char *name, int64_t *memo, int depth);
+
+/* At least how many nodes def becomes: itself, or what its callees become. */
+static int64_t node_size(const tp_function_library *lib, const Tfpi__NodeDef *def, int64_t *memo, int depth)
+{
+    int64_t size = 0;
+    const Tfpi__AttrValue *f = tp_attr(def, "f");
+    static const char *const keys[] = {"cond", "body", "then_branch", "else_branch"};
+    if (f && f->value_case == TFPI__ATTR_VALUE__VALUE_FUNC)
+        size += function_size(lib, f->func->name, memo, depth + 1);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const Tfpi__AttrValue *a = tp_attr(def, keys[k]);
+        if (a && a->value_case == TFPI__ATTR_VALUE__VALUE_FUNC)
+            size += function_size(lib, a->func->name, memo, depth + 1);
+    }
+    const Tfpi__AttrValue *branches = tp_attr(def, "branches");
+    for (size_t b = 0; branches && branches->value_case == TFPI__ATTR_VALUE__VALUE_LIST && b < branches->list->n_func;
+         b++)
+        size += function_size(lib, branches->list->func[b]->name, memo, depth + 1);
+    size += function_size(lib, def->op, memo, depth + 1);
+    return size > 0 ? size : 1;
+}
+
+/* At least how many nodes an inlined call of function `name` makes (0 for
+ * what is not a function, or calls itself: the inliner reports that). */
+static int64_t function_size(const tp_function_library *lib, const char *name, int64_t *memo, int depth)
+{
+    int index = lib->lib ? tp_name_map_find(&lib->functions, name, strlen(name)) : -1;
+    if (index < 0 || depth > TP_MAX_CALL_DEPTH || memo[index] == SIZE_IN_PROGRESS)
+        return 0;
+    if (memo[index] != SIZE_UNKNOWN)
+        return memo[index];
+    memo[index] = SIZE_IN_PROGRESS;
+    const Tfpi__FunctionDef *f = lib->lib->function[index];
+    int64_t size = 1;
+    for (size_t i = 0; i < f->n_node_def && size <= TP_MAX_EXPANDED_NODES; i++)
+        size += node_size(lib, f->node_def[i], memo, depth);
+    memo[index] = size < TP_MAX_EXPANDED_NODES ? size : TP_MAX_EXPANDED_NODES + 1;
+    return memo[index];
+}
+
+/* Refuses a graph whose calls would make more than TP_MAX_EXPANDED_NODES
+ * nodes before making any of them. */
+static tfpi_code check_size(tp_expander *x, Tfpi__NodeDef *const *defs, int n)
+{
+    int64_t *memo = calloc(x->lib.lib ? x->lib.lib->n_function + 1 : 1, sizeof *memo);
+    if (!memo)
+        return tp_expand_out_of_memory(x);
+    int64_t size = 0;
+    for (int i = 0; i < n && size <= TP_MAX_EXPANDED_NODES; i++)
+        size += node_size(&x->lib, defs[i], memo, 0);
+    free(memo);
+    if (size > TP_MAX_EXPANDED_NODES)
+        return tfpi_status_set(x->status, TFPI_INVALID_ARGUMENT,
+                               "%s: expanding the graph's function calls makes more than %d nodes", x->source,
+                               TP_MAX_EXPANDED_NODES);
+    return TFPI_OK;
+}
+
 /* Whether the graph calls anything the expander replaces. */
 static bool calls_functions(Tfpi__NodeDef *const *defs, int n, const tp_function_library *lib)
 {
@@ -241,6 +304,8 @@ tfpi_graph *tp_graph_build_functions(Tfpi__NodeDef **defs, int n, int producer, 
         expander_free(&x);
         return tp_graph_build(defs, n, producer, source, status);
     }
+    if (code == TFPI_OK)
+        code = check_size(&x, defs, n);
     if (code == TFPI_OK && !tp_name_map_init(&x.renames, 64))
         code = tp_expand_out_of_memory(&x);
     int done = 0;

@@ -19,7 +19,7 @@
 /* Calls may nest this deep (Keras nests about 6); the graph may grow to
  * this many nodes. */
 #define TP_MAX_CALL_DEPTH 64
-#define TP_MAX_EXPANDED_NODES (1 << 20)
+#define TP_MAX_EXPANDED_NODES (1 << 18)
 
 /* A list of owned strings. */
 typedef struct tp_strings {
@@ -53,6 +53,7 @@ typedef struct tp_call {
     char *const *controls; /* node names this call waits for */
     size_t n_controls;
     const Tfpi__AttrValue *in_types, *out_types; /* the node's Tin / Tout, checked if given */
+    const char *in_attr, *out_attr; /* their names ("Tin", "Tout"; While: "T") */
     bool keep_node; /* leave a node named `name` with the call's outputs */
 } tp_call;
 

@@ -71,7 +71,7 @@ static tfpi_code check_signature(instance *in)
         const Tfpi__AttrValue *given = lists[side];
         int n = side ? in->n_out : in->n_in;
         const tfpi_dtype *want = side ? in->out_types : in->in_types;
-        const char *attr = side ? "Tout" : "Tin", *what = side ? "output" : "input";
+        const char *attr = side ? c->out_attr : c->in_attr, *what = side ? "output" : "input";
         if (!given)
             continue;
         if (given->value_case != TFPI__ATTR_VALUE__VALUE_LIST || given->list->n_type != (size_t)n)

@@ -13,9 +13,10 @@
 static tfpi_code library_error(tp_function_library *lib, tfpi_status *status, const char *source,
                                const char *what, const char *detail)
 {
+    tfpi_code code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the function library is not valid: %s%s",
+                                     source, what, detail);
     tp_function_library_close(lib);
-    return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the function library is not valid: %s%s", source,
-                           what, detail);
+    return code;
 }
 
 /* A function's name, body node names and ops. */

@@ -138,14 +138,17 @@ static const Tfpi__NameAttrList *function_attr(lowering *l, const char *key, tfp
 
 static tfpi_dtype type_at(const Tfpi__AttrValue *list, size_t i) { return (tfpi_dtype)list->list->type[i]; }
 
+/* Calls f as `name`; in_types / out_types (may be NULL) are the op's
+ * attributes in_attr / out_attr. */
 static tfpi_code call(lowering *l, const char *name, const Tfpi__NameAttrList *f, char *const *inputs, size_t n,
-                      const char *control, const Tfpi__AttrValue *in_types, const Tfpi__AttrValue *out_types)
+                      const char *control, const char *in_attr, const char *out_attr)
 {
     tp_bindings attrs = tp_bindings_of_func(f);
     char *controls[1] = {(char *)control};
     tp_call c = {.name = name, .op = l->def->op, .function = f->name, .attrs = &attrs, .inputs = inputs,
-                 .n_inputs = n, .controls = controls, .n_controls = control ? 1 : 0, .in_types = in_types,
-                 .out_types = out_types};
+                 .n_inputs = n, .controls = controls, .n_controls = control ? 1 : 0,
+                 .in_types = in_attr ? tp_attr(l->def, in_attr) : NULL,
+                 .out_types = out_attr ? tp_attr(l->def, out_attr) : NULL, .in_attr = in_attr, .out_attr = out_attr};
     tfpi_code code = !name ? oom(l) : attrs.n == f->n_attr ? tp_inline_call(l->x, &c) : oom(l);
     tp_bindings_free(&attrs);
     return code;
@@ -201,8 +204,16 @@ static tfpi_code lower_while(lowering *l)
     const Tfpi__FunctionDef *body = tp_function_find(&x->lib, body_fn->name);
     if (!body)
         return lower_error(l, "its body '%s' is not in the graph's function library", body_fn->name);
-    if (!tp_function_find(&x->lib, cond->name))
+    const Tfpi__FunctionDef *cond_fn = tp_function_find(&x->lib, cond->name);
+    if (!cond_fn)
         return lower_error(l, "its cond '%s' is not in the graph's function library", cond->name);
+    tp_bindings cond_attrs = tp_bindings_of_func(cond);
+    tfpi_dtype *cond_types = NULL;
+    int cond_outputs = tp_signature_types(cond_fn->signature, true, &cond_attrs, &cond_types);
+    tp_bindings_free(&cond_attrs);
+    free(cond_types);
+    if (cond_outputs != 1)
+        return lower_error(l, "its cond '%s' returns %d values, expected 1", cond->name, cond_outputs);
     if (n == 0)
         return lower_error(l, "a While needs at least one loop variable");
     int64_t parallel = tp_attr_int(l->def, "parallel_iterations", 10);
@@ -239,7 +250,7 @@ static tfpi_code lower_while(lowering *l)
     }
     const char *pred = NULL, *loop_cond = name_of(l, "%s/LoopCond", N);
     if (code == TFPI_OK) /* the control edge from the first Merge puts cond's Consts in the frame */
-        code = call(l, name_of(l, "%s/cond", N), cond, cond_in.items, n, name_of(l, "%s/Merge_%zu", N, first), t,
+        code = call(l, name_of(l, "%s/cond", N), cond, cond_in.items, n, name_of(l, "%s/Merge_%zu", N, first), "T",
                     NULL);
     if (code == TFPI_OK) { /* a non-bool or non-scalar cond result counts by its truth */
         pred = name_of(l, "%s/cond/ToBool", N);
@@ -269,7 +280,7 @@ static tfpi_code lower_while(lowering *l)
         code = emit(l, pivot, "Identity", (const char *[]){name_of(l, "%s/Switch_%zu:1", N, first), NULL}, NULL, "T",
                     tp_attr_new_type(type_at(t, first)), NULL);
     if (code == TFPI_OK)
-        code = call(l, body_call, body_fn, body_in.items, n, pivot, t, t);
+        code = call(l, body_call, body_fn, body_in.items, n, pivot, "T", "T");
     for (size_t i = 0; i < n && code == TFPI_OK; i++)
         if (!inv[i])
             code = emit(l, name_of(l, "%s/NextIteration_%zu", N, i), "NextIteration",
@@ -299,8 +310,8 @@ static tfpi_code call_arm(lowering *l, const char *name, char *const *inputs, si
                           void *arm, tp_strings *results)
 {
     const Tfpi__NameAttrList *f = arm;
-    const Tfpi__AttrValue *tin = tp_attr(l->def, "Tin"), *tout = tp_attr(l->def, "Tout");
-    tfpi_code code = call(l, name, f, inputs, n, control, tin, tout);
+    const Tfpi__AttrValue *tout = tp_attr(l->def, "Tout");
+    tfpi_code code = call(l, name, f, inputs, n, control, "Tin", "Tout");
     size_t outs = tout && tout->value_case == TFPI__ATTR_VALUE__VALUE_LIST ? tout->list->n_type : 0;
     for (size_t j = 0; j < outs && code == TFPI_OK; j++)
         if (!tp_strings_addf(results, "%s:%zu", name, j))

@@ -5,7 +5,8 @@ calls, polymorphic functions bound by the call's attrs, list arguments,
 functional While (a counting loop; a Keras-style loop over TensorLists with
 captured weights), If on predicates of every kind, Case with indices in
 and out of range, loops inside untaken branches, branches inside loops,
-loops inside loops. With each graph go its feeds and numpy's answers,
+loops inside loops, resource variables a serving function updates from
+run to run. With each graph go its feeds and numpy's answers,
 computed here from the same inputs independently of the graph.
 
     python3 tests/cli/function_graphs.py OUT_DIR
@@ -160,7 +161,24 @@ OUTER_BODY = Function("outer_body", [Arg("j", I32), Arg("c", I32), Arg("m", I32)
                        const("one", 1, I32), binary("j1", "AddV2", "j", "one:output:0", I32)],
                       {"j_next": "j1:z:0", "c_next": "c1:z:0", "m_out": "m"})
 
-LIBRARY = [F_SUM_PROD, F_NESTED, F_SQUARE, F_TOTAL, F_HALVES, SUM_COND, SUM_BODY, F_SUM_TO, F_TIMES_100, MAP_COND,
+# Variables: init(state, count) zeroes both; step(x, state, count) sets
+# state = state / 2 + x, count += 1 and returns both as read after.
+RES = DType(20)
+INIT_FN = Function("init_vars", [Arg("state", RES), Arg("count", RES)], [],
+                   [const("z", [0.0, 0.0, 0.0]), Node("a1", "AssignVariableOp", ["state", "z:output:0"], {"dtype": F}),
+                    const("c0", 0, I32), Node("a2", "AssignVariableOp", ["count", "c0:output:0"], {"dtype": I32})],
+                   {}, control_ret={"a1": "a1", "a2": "a2"})
+NOOP_FN = Function("no_init", [Arg("state", RES), Arg("count", RES)], [], [], {})
+STEP_FN = Function("step", [Arg("x", F), Arg("state", RES), Arg("count", RES)], [Arg("out", F), Arg("n", I32)],
+                   [Node("r", "ReadVariableOp", ["state"], {"dtype": F}), const("half", 0.5),
+                    binary("m", "Mul", "r:value:0", "half:output:0"), binary("s", "AddV2", "m:z:0", "x"),
+                    Node("w", "AssignVariableOp", ["state", "s:z:0"], {"dtype": F}), const("one", 1, I32),
+                    Node("t", "AssignAddVariableOp", ["count", "one:output:0"], {"dtype": I32}),
+                    Node("out", "ReadVariableOp", ["state", "^w"], {"dtype": F}),
+                    Node("c", "ReadVariableOp", ["count", "^t"], {"dtype": I32})],
+                   {"out": "out:value:0", "n": "c:value:0"}, control_ret={"w": "w", "t": "t"})
+
+LIBRARY = [INIT_FN, NOOP_FN, STEP_FN, F_SUM_PROD, F_NESTED, F_SQUARE, F_TOTAL, F_HALVES, SUM_COND, SUM_BODY, F_SUM_TO, F_TIMES_100, MAP_COND,
            MAP_BODY, DOUBLE, PLUS_10, PLUS_1, TIMES_3, MINUS_5, NEGATE, KEEP, ALT_COND, ALT_BODY, OUTER_COND,
            OUTER_BODY]
 
@@ -226,6 +244,18 @@ def loop_in_branch_graph():
     return [placeholder("p", BOOL, []), placeholder("n", I32, []),
             Node("if", "StatelessIf", ["p", "n"], {"Tcond": BOOL, "Tin": [I32], "Tout": [I32],
                                                   "then_branch": Func("sum_to"), "else_branch": Func("times_100")})]
+
+
+def stateful_graph():
+    """Variables initialised once (If on VarIsInitializedOp), then a step per run."""
+    return [Node("state", "VarHandleOp", [], {"dtype": F, "shape": Shape([3]), "shared_name": "state"}),
+            Node("count", "VarHandleOp", [], {"dtype": I32, "shape": Shape([]), "shared_name": "count"}),
+            placeholder("x", F, [3]),
+            Node("inited", "VarIsInitializedOp", ["count"]),
+            Node("init", "If", ["inited", "state", "count"], {"Tcond": BOOL, "Tin": [RES, RES], "Tout": [],
+                                                               "then_branch": Func("no_init"),
+                                                               "else_branch": Func("init_vars")}),
+            call("step", "step", ["x", "state", "count", "^init"], [F, RES, RES], [F, I32])]
 
 
 # ---- numpy ------------------------------------------------------------------------
@@ -305,6 +335,12 @@ def main(out):
     for p_value in (False, True):
         case("loop_in_branch_%s" % str(p_value).lower(), nested_pb, {"p": np.array(p_value), "n": np.array(6, np.int32)},
              {"if": np.array(sum_to(6) if p_value else 600, np.int32)})
+
+    stateful = graph("stateful", stateful_graph())
+    for runs in (1, 3):
+        case("stateful_%d_runs" % runs, stateful, {"x": xs}, {"step:0": xs * sum(0.5 ** i for i in range(runs)),
+                                                               "step:1": np.array(runs, np.int32)})
+        lines[-1] += "\t--runs=%d" % runs
 
     with open(os.path.join(out, "manifest.tsv"), "w") as f:
         f.write("\n".join(lines) + "\n")

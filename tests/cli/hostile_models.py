@@ -1,7 +1,8 @@
 """hostile_models.py - writes the hostile-model corpus: small GraphDefs
 modelled on TensorFlow's security advisories (sizes that overflow, block
 products that wrap to 0, out-of-range indices and axes, contradicting
-attributes, malformed NodeDefs, deep nesting, huge allocations) into a
+attributes, malformed NodeDefs, deep nesting, huge allocations; function
+libraries: hostile_functions.py) into a
 directory, with a manifest test_hostile_models.sh runs through run_graph.
 
     python3 tests/cli/hostile_models.py OUT_DIR
@@ -19,6 +20,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "diff"))
 import graphdef  # noqa: E402
 from graphdef import DType, Node, Shape  # noqa: E402
+from hostile_functions import function_cases  # noqa: E402
 
 FLOAT, INT32, INT64, STRING, BOOL, UINT8 = DType(1), DType(3), DType(9), DType(7), DType(10), DType(4)
 
@@ -93,14 +95,15 @@ class Corpus:
         self.lines = []
         self.names = set()
 
-    def add(self, name, nodes, expect, fetch="y", feeds=()):
-        """nodes: Node objects or encoded NodeDef fields; feeds: (name, array)."""
+    def add(self, name, nodes, expect, fetch="y", feeds=(), extra=()):
+        """nodes: Node objects or encoded NodeDef fields; feeds: (name, array);
+        extra: more run_graph flags."""
         assert name not in self.names, name
         self.names.add(name)
         path = os.path.join(self.out, name + ".pb")
         with open(path, "wb") as f:
             f.write(nodes if isinstance(nodes, bytes) else encode(nodes))
-        flags = [f"--graph={path}", f"--output={fetch}", "--num_threads=1", "--max_memory=1G"]
+        flags = [f"--graph={path}", f"--output={fetch}", "--num_threads=1", "--max_memory=1G", *extra]
         for i, (feed, array) in enumerate(feeds):
             npy = os.path.join(self.out, f"{name}.{i}.npy")
             np.save(npy, array)
@@ -612,7 +615,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     c = Corpus(out)
     for cases in (size_cases, block_cases, window_cases, structure_cases, index_cases, arithmetic_cases,
-                  decode_cases):
+                  decode_cases, function_cases):
         cases(c)
     c.write_manifest()
     print(len(c.lines))
