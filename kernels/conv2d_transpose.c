@@ -15,6 +15,7 @@
 
 #include "kernel/kernel.h"
 #include "compute/window_geometry.h"
+#include "core/checked_math.h"
 
 /* Reads input_sizes into NHWC dims of the forward convolution's input. */
 static tfpi_code forward_input_dims(tp_op_ctx *ctx, int64_t *dims)
@@ -142,7 +143,8 @@ static tfpi_code conv2d_transpose_run(tp_op_ctx *ctx)
 {
     const tp_window_params *p = ctx->state;
     transpose_job job = {p, ctx->inputs[2]->data, ctx->inputs[1]->data, ctx->outputs[0].data};
-    const int64_t work_per_row = p->in_w * p->in_c * p->out_c * p->window_h * p->window_w + 1;
+    const int64_t taps = tp_sat_mul(tp_sat_mul(p->in_c, p->out_c), tp_sat_mul(p->window_h, p->window_w));
+    const int64_t work_per_row = tp_sat_add(tp_sat_mul(p->in_w, taps), 1);
     tp_parallel_for(ctx->pool, p->batch * p->in_h, 65536 / work_per_row + 1, transpose_rows, &job);
     return TFPI_OK;
 }

@@ -170,6 +170,10 @@ static tfpi_code check_write(tp_op_ctx *ctx, tensor_array *ta, int64_t index, tf
                        "Could not write to TensorArray index %lld: the value's shape is incompatible with the "
                        "TensorArray's element shape",
                        (long long)index);
+    if (index < ta->size && ta->slots[index].cleared)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
+                       "Could not write to TensorArray index %lld because it has already been read.",
+                       (long long)index);
     if (index < ta->size && ta->slots[index].written)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
                        "Could not write to TensorArray index %lld because it has already been written to.",
@@ -251,6 +255,7 @@ static void take(tensor_array *ta, int64_t index, void *dst, size_t bytes)
         memset(dst, 0, bytes);
     if (ta->clear_after_read && slot->written) {
         tp_tensor_release(&slot->t);
+        slot->written = false;
         slot->cleared = true;
     }
 }
@@ -276,22 +281,33 @@ static int compare_int64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Fails if an index appears twice: sorted, in O(n log n) (a hostile
- * scatter has a million indices). */
-static tfpi_code check_distinct(tp_op_ctx *ctx, const tfpi_tensor *idx)
+/* The first index that appears twice in idx (of those `counts` accepts),
+ * found sorted, in O(n log n) (a hostile scatter has a million indices);
+ * -1 if none. *code is set if the check itself fails. */
+static int64_t first_repeat(tp_op_ctx *ctx, const tfpi_tensor *idx, const tensor_array *counts, tfpi_code *code)
 {
-    int64_t n = tp_num_elements(idx);
+    int64_t n = tp_num_elements(idx), repeat = -1;
     int64_t *sorted = malloc(sizeof *sorted * ((size_t)n + 1));
-    if (!sorted)
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory checking %lld indices", (long long)n);
+    if (!sorted) {
+        *code = tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory checking %lld indices", (long long)n);
+        return -1;
+    }
     for (int64_t i = 0; i < n; i++)
         sorted[i] = tp_get_int(idx, i);
     qsort(sorted, (size_t)n, sizeof *sorted, compare_int64);
-    tfpi_code code = TFPI_OK;
-    for (int64_t i = 1; i < n && code == TFPI_OK; i++)
-        if (sorted[i] == sorted[i - 1])
-            code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "index %lld is scattered twice", (long long)sorted[i]);
+    for (int64_t i = 1; i < n && repeat < 0; i++)
+        if (sorted[i] == sorted[i - 1] && (!counts || counts->slots[sorted[i]].written))
+            repeat = sorted[i];
     free(sorted);
+    return repeat;
+}
+
+static tfpi_code check_distinct(tp_op_ctx *ctx, const tfpi_tensor *idx)
+{
+    tfpi_code code = TFPI_OK;
+    int64_t repeat = first_repeat(ctx, idx, NULL, &code);
+    if (repeat >= 0)
+        code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "index %lld is scattered twice", (long long)repeat);
     return code;
 }
 
@@ -430,7 +446,16 @@ static tfpi_code gather_prepare(tp_op_ctx *ctx)
     tfpi_code code = open_array(ctx, 3, &ta);
     if (code == TFPI_OK && ctx->inputs[1]->ndims != 1)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices must be a vector");
-    return code == TFPI_OK ? stacked_shape(ctx, ta, ctx->inputs[1], false) : code;
+    if (code == TFPI_OK)
+        code = stacked_shape(ctx, ta, ctx->inputs[1], false);
+    if (code == TFPI_OK && ta->clear_after_read) { /* the first read of a written slot clears it */
+        int64_t repeat = first_repeat(ctx, ctx->inputs[1], ta, &code);
+        if (repeat >= 0)
+            code = tp_fail(ctx, TFPI_INVALID_ARGUMENT, "Could not read index %lld twice because it was cleared "
+                           "after a previous read (perhaps try setting clear_after_read = false?)",
+                           (long long)repeat);
+    }
+    return code;
 }
 
 static tfpi_code gather_run(tp_op_ctx *ctx)

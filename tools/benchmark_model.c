@@ -12,6 +12,7 @@
 #include "flags.h"
 #include "input_spec.h"
 #include "limit_flags.h"
+#include "load_flags.h"
 #include "node_stats.h"
 #include "proc_memory.h"
 #include "tfpi.h"
@@ -21,6 +22,7 @@ typedef struct settings {
     const char *output_layer;
     int num_runs, warmup_runs, num_threads, run_order_limit;
     limit_flags limits;
+    load_flags load;
     float run_delay, max_time;
     bool show_run_order, show_time, show_memory, show_type, show_summary, show_flops, show_sizes;
 } settings;
@@ -136,7 +138,7 @@ static int benchmark(const settings *s)
                              : 1;
     if (rc == 0) {
         double t0 = now_us();
-        graph = tfpi_graph_load_file(s->graph, &status);
+        graph = load_flags_graph(&s->load, s->graph, &status);
         tfpi_session_options options = limit_flags_apply(&s->limits, s->num_threads > 0 ? s->num_threads : 0);
         session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
         if (!session) {
@@ -209,6 +211,7 @@ int main(int argc, char **argv)
         {"run_delay", FLAG_FLOAT, &s.run_delay, "seconds between runs (-1 = none)"},
         {"num_threads", FLAG_INT, &s.num_threads, "threads (-1 = one per core)"},
         LIMIT_FLAGS(s.limits),
+        LOAD_FLAGS(s.load),
         {"max_time", FLAG_FLOAT, &s.max_time, "stop a timing loop after this many seconds"},
         {"time_limit", FLAG_FLOAT, &s.max_time, "same as --max_time"},
         {"show_run_order", FLAG_BOOL, &s.show_run_order, "print the Run Order table"},

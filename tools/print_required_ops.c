@@ -3,6 +3,8 @@
  * ops as a comment. Build a smaller library and binaries with it:
  *   print_required_ops --graph=a.pb,b.pb [--graph=c.pb] > my_ops.txt
  *   make TF_OP_FILES=my_ops.txt
+ * A SavedModel directory or .meta covers what running it directly needs:
+ * the ops its signature reaches, variables included.
  * An op no tfpi kernel implements gets a warning on stderr and a comment. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "flags.h"
 #include "graphdef_io.h"
+#include "model_source.h"
 #include "tfpi.h"
 #include "xalloc.h"
 
@@ -77,7 +80,9 @@ static int collect(const char *arg, op_set *set)
     for (char *save = NULL, *path = strtok_r(paths, ",", &save); path && rc == 0;
          path = strtok_r(NULL, ",", &save)) {
         tfpi_status status = {0};
-        Tfpi__GraphDef *graph = graphdef_read(path, false, NULL, &status);
+        /* A SavedModel runs with its variables: their kernel is needed too. */
+        Tfpi__GraphDef *graph = model_source_is_model(path) ? graphdef_read_model(path, false, &status)
+                                                            : graphdef_read(path, false, NULL, &status);
         if (!graph) {
             fprintf(stderr, "error: --graph: %s\n", status.message);
             rc = 1;

@@ -14,6 +14,7 @@
 #include "file_util.h"
 #include "flags.h"
 #include "limit_flags.h"
+#include "load_flags.h"
 #include "npy.h"
 #include "tfpi.h"
 
@@ -127,9 +128,10 @@ typedef struct run_options {
     int runs;
 } run_options;
 
-static int run(const char *graph_path, run_args *a, const run_options *options, tfpi_status *status)
+static int run(const char *graph_path, const load_flags *load, run_args *a, const run_options *options,
+               tfpi_status *status)
 {
-    tfpi_graph *graph = tfpi_graph_load_file(graph_path, status);
+    tfpi_graph *graph = load_flags_graph(load, graph_path, status);
     if (!graph) {
         fprintf(stderr, "error: %s\n", status->message);
         return 1;
@@ -169,9 +171,11 @@ int main(int argc, char **argv)
     int num_threads = 0, runs = 1;
     int64_t max_loop_iterations = 0;
     limit_flags limits = {0};
+    load_flags load = {0};
     const tool_flag flags[] = {
         LIMIT_FLAGS(limits),
-        {"graph", FLAG_STRING, &graph, "frozen GraphDef (.pb) to run"},
+        {"graph", FLAG_STRING, &graph, "frozen GraphDef (.pb), SavedModel directory or .meta to run"},
+        LOAD_FLAGS(load),
         {"input", FLAG_LIST, &inputs, "NAME=file.npy or NAME=@file (string feed); repeatable"},
         {"output", FLAG_LIST, &outputs, "NAME=file.npy, or NAME to print; repeatable"},
         {"num_threads", FLAG_INT, &num_threads, "threads (0 = one per core)"},
@@ -196,7 +200,7 @@ int main(int argc, char **argv)
         rc = prepare_args(&args, &inputs, &outputs, &status);
     run_options options = {limit_flags_apply(&limits, num_threads), max_loop_iterations, runs};
     if (rc == 0)
-        rc = run(graph, &args, &options, &status);
+        rc = run(graph, &load, &args, &options, &status);
     free_args(&args);
     flags_free(flags, num_flags);
     return rc == 2 ? 0 : rc;

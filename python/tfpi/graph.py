@@ -127,12 +127,15 @@ class _DecryptCallback:
 
     def _call(self, _user, data, size):
         try:
-            view = (ctypes.c_uint8 * size).from_address(ctypes.addressof(data.contents))
-            result = self.decrypt(memoryview(view).cast("B"))
+            # The function sees a Python copy of the C buffer, never the
+            # buffer itself: a view it keeps must not outlive the load.
+            buffer = bytearray(ctypes.string_at(data, size))
+            result = self.decrypt(memoryview(buffer))
             if result is not None:
                 if len(result) != size:
                     raise ValueError("decrypt returned %d bytes for %d" % (len(result), size))
-                ctypes.memmove(view, bytes(result), size)
+                buffer = bytes(result)
+            ctypes.memmove(data, bytes(buffer), size)
             return 0
         except Exception as e:  # handed back to Graph(), which raises it
             self.error = e

@@ -168,8 +168,7 @@ static void run_window(window_job *job, tp_threadpool *pool)
 {
     const tp_window_params *p = job->p;
     /* Chunks of at least ~16k multiply-adds so small layers stay on one thread. */
-    const int64_t row_work = p->out_w * p->window_h * p->window_w * p->out_c;
-    tp_parallel_for(pool, p->batch * p->out_h, 1 + 16384 / (row_work + 1), window_rows, job);
+    tp_parallel_for(pool, p->batch * p->out_h, tp_window_rows_per_chunk(p, p->out_c, 16384), window_rows, job);
 }
 
 void tp_depthwise_conv2d_fast(const tp_window_params *p, const float *input, const float *filter,

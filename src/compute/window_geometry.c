@@ -48,6 +48,10 @@ static tfpi_code spatial_pair(tp_op_ctx *ctx, const char *name, const int64_t *v
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "missing attr '%s'", name);
     if (count != 4)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s must have 4 values (NHWC), has %d", name, count);
+    for (int i = 0; i < 4; i++) /* TensorFlow reads these lists as int32 */
+        if (v[i] != (int32_t)v[i])
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attr '%s' has value %lld out of range for an int32", name,
+                           (long long)v[i]);
     if (v[1] < 1 || v[2] < 1)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s must be positive, got [%lld,%lld,%lld,%lld]", name,
                        (long long)v[0], (long long)v[1], (long long)v[2], (long long)v[3]);
@@ -246,4 +250,12 @@ void tp_window_taps(int64_t origin, int64_t dilation, int64_t size, int64_t exte
         lo = hi;
     *first = lo;
     *end = hi;
+}
+
+int64_t tp_window_rows_per_chunk(const tp_window_params *p, int64_t per_tap, int64_t min_work)
+{
+    int64_t taps_h = p->window_h < p->in_h ? p->window_h : p->in_h;
+    int64_t taps_w = p->window_w < p->in_w ? p->window_w : p->in_w;
+    int64_t row_work = tp_sat_mul(tp_sat_mul(tp_sat_mul(p->out_w, taps_h), taps_w), per_tap);
+    return 1 + min_work / tp_sat_add(row_work, 1);
 }

@@ -39,6 +39,12 @@ tfpi_code tp_pool_window_geometry(tp_op_ctx *ctx, const int64_t *ksize, int ksiz
                                   const int64_t *strides, int strides_count, bool explicit_allowed,
                                   tp_window_params *p);
 
+/* Output rows per thread chunk, so that a chunk holds at least min_work
+ * multiply-adds (or comparisons) when each tap of each output pixel costs
+ * per_tap. Only taps that can meet the input count (a ksize of 2^31 over a
+ * 4x4 input is 16 taps) and the product saturates instead of wrapping. */
+int64_t tp_window_rows_per_chunk(const tp_window_params *p, int64_t per_tap, int64_t min_work);
+
 /* The taps k in [*first, *end) of a window of `size` taps spaced `dilation`
  * apart and starting at `origin` that fall inside [0, extent). */
 void tp_window_taps(int64_t origin, int64_t dilation, int64_t size, int64_t extent, int64_t *first,

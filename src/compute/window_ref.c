@@ -8,6 +8,8 @@
 #include <float.h>
 #include <string.h>
 
+#include "core/checked_math.h"
+
 typedef enum window_op { WINDOW_CONV, WINDOW_DEPTHWISE, WINDOW_MAX, WINDOW_AVG } window_op;
 
 typedef struct window_job {
@@ -102,9 +104,8 @@ static void run_window(window_op op, const tp_window_params *p, const float *inp
 {
     window_job job = {op, p, input, filter, output};
     /* Aim for chunks of at least ~16k multiply-adds so small layers stay on one thread. */
-    const int64_t row_work = p->out_w * p->window_h * p->window_w *
-                             (op == WINDOW_CONV ? p->in_c * p->out_c : p->out_c);
-    tp_parallel_for(pool, p->batch * p->out_h, 1 + 16384 / (row_work + 1), window_rows, &job);
+    int64_t per_tap = op == WINDOW_CONV ? tp_sat_mul(p->in_c, p->out_c) : p->out_c;
+    tp_parallel_for(pool, p->batch * p->out_h, tp_window_rows_per_chunk(p, per_tap, 16384), window_rows, &job);
 }
 
 void tp_conv2d_ref(const tp_window_params *p, const float *input, const float *filter, float *output,

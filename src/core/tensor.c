@@ -146,7 +146,7 @@ tfpi_tensor *tfpi_tensor_new(tfpi_dtype dtype, const int64_t *dims, int ndims, t
 tfpi_code tfpi_tensor_set_string(tfpi_tensor *t, size_t index, const void *data, size_t size,
                                  tfpi_status *status)
 {
-    if (t->dtype != TFPI_STRING || (int64_t)index >= tp_num_elements(t))
+    if (t->dtype != TFPI_STRING || (uint64_t)index >= (uint64_t)tp_num_elements(t))
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "string element %zu is out of range", index);
     uint8_t *copy = malloc(size ? size : 1);
     if (!copy)
@@ -207,6 +207,24 @@ tfpi_code tp_tensor_own_strings(tfpi_tensor *t, tfpi_status *status)
         s[i].data = copy;
     }
     return TFPI_OK;
+}
+
+void tp_tensor_forget_strings(tfpi_tensor *t)
+{
+    if (t->dtype == TFPI_STRING && t->data)
+        memset(t->data, 0, tp_byte_size(t));
+}
+
+uint64_t tp_string_bytes(const tfpi_tensor *t)
+{
+    uint64_t bytes = 0;
+    if (t->dtype != TFPI_STRING || !t->data)
+        return 0;
+    const tfpi_bytes *s = t->data;
+    for (int64_t i = 0, n = tp_num_elements(t); i < n; i++)
+        if (__builtin_add_overflow(bytes, (uint64_t)s[i].size, &bytes))
+            return UINT64_MAX;
+    return bytes;
 }
 
 bool tp_same_strings(const tfpi_tensor *a, const tfpi_tensor *b)

@@ -34,8 +34,15 @@ tfpi_code tp_tensor_alloc(tfpi_tensor *t, tfpi_status *status);
 void tp_tensor_release(tfpi_tensor *t);
 /* Makes dst an owned deep copy of src (shape, data, string bytes). */
 tfpi_code tp_tensor_copy_from(tfpi_tensor *dst, const tfpi_tensor *src, tfpi_status *status);
-/* Replaces each borrowed element of an owned string tensor by its own copy. */
+/* Replaces each borrowed element of an owned string tensor by its own copy
+ * (on failure the elements not yet copied are cleared, never freed). */
 tfpi_code tp_tensor_own_strings(tfpi_tensor *t, tfpi_status *status);
+/* Clears the elements of a string tensor whose elements are borrowed (a
+ * kernel copied them by reference), so releasing it frees none of them. */
+void tp_tensor_forget_strings(tfpi_tensor *t);
+/* The bytes a string tensor's elements hold (UINT64_MAX if the sum
+ * overflows: Fill repeats one element 2^40 times); 0 for other types. */
+uint64_t tp_string_bytes(const tfpi_tensor *t);
 /* Two string tensors with the same shape and bytes. */
 bool tp_same_strings(const tfpi_tensor *a, const tfpi_tensor *b);
 /* Deep copy of shape and data into a new owned tensor. */

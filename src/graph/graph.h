@@ -29,6 +29,8 @@ typedef struct tp_node {
     int num_outputs; /* max output index any input refers to + 1, at least 1 */
 } tp_node;
 
+struct tp_model_info; /* graph/model_info.h */
+
 struct tfpi_graph {
     int num_nodes;
     tp_node *nodes;
@@ -36,7 +38,9 @@ struct tfpi_graph {
     int producer; /* versions.producer, 0 if absent */
     void *backing; /* memory the NodeDefs point into (memmapped models), or NULL */
     void (*free_backing)(void *backing);
-    bool backing_borrowed; /* a copy's backing: the original graph frees it */
+    bool backing_borrowed; /* a copy's backing and model: the original graph frees them */
+    /* SavedModels, .meta files, graphs with a checkpoint: signature and variables; else NULL. */
+    struct tp_model_info *model;
 };
 
 /* Takes ownership of defs[0..n) (each freed with tfpi__node_def__free_unpacked)
@@ -57,7 +61,7 @@ tfpi_graph *tp_graph_build_functions(Tfpi__NodeDef **defs, int n, int producer, 
                                      tfpi_status *status);
 
 /* Lets `copy` (built from copies of original's NodeDefs) read original's
- * memmapped regions; original must outlive copy. */
+ * memmapped regions, signature and variables; original must outlive copy. */
 void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original);
 
 /* Parses a binary GraphDef. `mapped`: data is a private read-only file
@@ -65,11 +69,20 @@ void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original);
 tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped, const char *source,
                                   tfpi_status *status);
 
+/* Loads a binary or memmapped GraphDef file (graph_load.c). */
+tfpi_graph *tp_graph_load_path(const char *path, tfpi_status *status);
+
+/* True if data is a GraphDef at the wire level: only its fields, with their
+ * wire types (a file that is not may be another format, a MetaGraphDef). */
+bool tp_graph_def_wire_ok(const uint8_t *data, size_t size);
+
 /* Index of the node called name[0..len), or -1. */
 int tp_graph_find(const tfpi_graph *graph, const char *name, size_t len);
 
 /* Resolves "node" or "node:k" to an edge; `what` ("feed", "fetch") names
- * the argument in errors. */
+ * the argument in errors. A graph served through a signature also takes
+ * the signature's keys: input keys for a "feed", output keys for a
+ * "fetch", either for anything else. */
 tfpi_code tp_graph_resolve(const tfpi_graph *graph, const char *tensor_name, const char *what,
                            tp_edge *out, tfpi_status *status);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/model_info.h"
 #include "graph/node_def.h"
 #include "tfpi.h"
 
@@ -36,15 +37,33 @@ static bool split_tensor_name(const char *name, size_t *node_len, int *index)
     return true;
 }
 
+/* The tensor a signature key names, or NULL. */
+static const char *signature_tensor(const tfpi_graph *graph, const char *key, const char *what)
+{
+    bool feed = strcmp(what, "feed") == 0, fetch = strcmp(what, "fetch") == 0;
+    const char *tensor = fetch ? NULL : tp_model_info_signature_tensor(graph->model, key, true);
+    return tensor || feed ? tensor : tp_model_info_signature_tensor(graph->model, key, false);
+}
+
 tfpi_code tp_graph_resolve(const tfpi_graph *graph, const char *tensor_name, const char *what,
                            tp_edge *out, tfpi_status *status)
 {
+    const char *signature_name = tensor_name ? signature_tensor(graph, tensor_name, what) : NULL;
+    if (signature_name)
+        tensor_name = signature_name;
     size_t len;
     int index;
     if (!tensor_name || !*tensor_name || !split_tensor_name(tensor_name, &len, &index))
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s '%s' is not a valid tensor name (node or node:k)",
                         what, tensor_name ? tensor_name : "");
     int node = tp_graph_find(graph, tensor_name, len);
+    if (node < 0 && graph->model && graph->model->signature_key && !signature_name) {
+        char keys[300];
+        return tfpi_status_set(status, TFPI_NOT_FOUND,
+                               "%s '%s' is neither a key of signature '%s' (%s) nor a node of the graph", what,
+                               tensor_name, graph->model->signature_key,
+                               tp_model_info_signature_keys(graph->model, what, keys, sizeof keys));
+    }
     if (node < 0)
         return tfpi_status_set(status, TFPI_NOT_FOUND, "%s '%s': the graph has no node named '%.*s'", what,
                         tensor_name, (int)len, tensor_name);
@@ -79,6 +98,8 @@ void tfpi_graph_free(tfpi_graph *graph)
     tp_name_map_free(&graph->names);
     if (graph->free_backing && !graph->backing_borrowed)
         graph->free_backing(graph->backing);
+    if (!graph->backing_borrowed)
+        tp_model_info_free(graph->model);
     free(graph);
 }
 
@@ -86,6 +107,7 @@ void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original)
 {
     copy->backing = original->backing;
     copy->free_backing = original->free_backing;
+    copy->model = original->model;
     copy->backing_borrowed = true;
 }
 

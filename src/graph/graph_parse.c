@@ -59,6 +59,22 @@ static const char *read_field(const tp_wire_field *f, parsed *p, const char *sou
     return "not a GraphDef field";
 }
 
+bool tp_graph_def_wire_ok(const uint8_t *data, size_t size)
+{
+    tp_wire_reader r = {data, size, 0};
+    tp_wire_field f;
+    while (r.pos < r.size) {
+        if (!tp_wire_next(&r, &f))
+            return false;
+        bool known = f.wire_type == ((f.number == 1 || f.number == 2 || f.number == 4) ? TP_WIRE_LEN
+                                     : f.number == 3                                 ? TP_WIRE_VARINT
+                                                                                     : -1);
+        if (!known || (f.number == 1 && tp_wire_check_node_def(f.bytes, f.length)))
+            return false;
+    }
+    return true;
+}
+
 /* Gives the pages of a file mapping below `end` back to the kernel once a
  * megabyte or more has been parsed: NodeDefs are copies, so peak memory stays
  * near one copy of the model instead of two. */

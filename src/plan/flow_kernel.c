@@ -40,6 +40,17 @@ tp_value *tp_flow_new_value(tp_flow_plan *plan, int node, int output, const tfpi
     return v;
 }
 
+tfpi_code tp_flow_own_strings(tp_flow_plan *plan, int node, int output, tp_value *v, tfpi_status *status)
+{
+    tfpi_code code = tp_value_own_strings(&plan->pool, v, status);
+    if (code != TFPI_OK) {
+        char detail[sizeof status->message];
+        memcpy(detail, status->message, sizeof detail);
+        tp_node_error(plan->graph->nodes[node].def, status, code, "output %d: %s", output, detail);
+    }
+    return code;
+}
+
 /* Wraps output o that prepare computed (or aliased) into a value. */
 static tp_value *wrap_prepared(tp_flow_plan *plan, int node, tp_value *const *inputs, int num_inputs, int o,
                                const tfpi_tensor *out, tfpi_status *status)
@@ -50,7 +61,7 @@ static tp_value *wrap_prepared(tp_flow_plan *plan, int node, tp_value *const *in
     tp_value *v = tp_flow_new_value(plan, node, o, out, status);
     if (v && tp_byte_size(out))
         memcpy(v->t.data, out->data, tp_byte_size(out));
-    if (v && out->dtype == TFPI_STRING && tp_value_own_strings(v, status) != TFPI_OK) {
+    if (v && out->dtype == TFPI_STRING && tp_flow_own_strings(plan, node, o, v, status) != TFPI_OK) {
         tp_value_unref(&plan->pool, v);
         return NULL;
     }
@@ -187,7 +198,7 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
             if (!outputs[o])
                 code = status->code;
         } else if (out[o].dtype == TFPI_STRING) { /* elements may point into the inputs */
-            code = tp_value_own_strings(outputs[o], status);
+            code = tp_flow_own_strings(plan, node, o, outputs[o], status);
         }
     }
     if (!kept && k->release)

@@ -162,6 +162,8 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
 /* A new value for output `output` of node, from the pool; over the memory
  * budget, an error naming the node, the output, its shape and bytes. */
 tp_value *tp_flow_new_value(tp_flow_plan *plan, int node, int output, const tfpi_tensor *t, tfpi_status *status);
+/* tp_value_own_strings for output `output` of node, naming the node. */
+tfpi_code tp_flow_own_strings(tp_flow_plan *plan, int node, int output, tp_value *v, tfpi_status *status);
 /* Releases the kernel a node keeps prepared (flow_kernel.c). */
 void tp_flow_forget_kernel(tp_flow_node *fn);
 

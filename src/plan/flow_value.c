@@ -141,24 +141,21 @@ tp_value *tp_value_borrow(const tfpi_tensor *t, tfpi_status *status)
     return v;
 }
 
-tfpi_code tp_value_own_strings(tp_value *v, tfpi_status *status)
+tfpi_code tp_value_own_strings(tp_value_pool *pool, tp_value *v, tfpi_status *status)
 {
-    tfpi_bytes *s = v->t.data;
-    int64_t n = tp_num_elements(&v->t);
-    for (int64_t i = 0; i < n; i++) {
-        uint8_t *copy = malloc(s[i].size ? s[i].size : 1);
-        if (!copy) {
-            for (int64_t j = i; j < n; j++)
-                s[j] = (tfpi_bytes){0, NULL};
-            v->owns_strings = true;
-            return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory copying strings");
-        }
-        if (s[i].size)
-            memcpy(copy, s[i].data, s[i].size);
-        s[i].data = copy;
+    uint64_t bytes = tp_string_bytes(&v->t);
+    if (!tp_value_pool_reserve(pool, bytes)) {
+        tp_tensor_forget_strings(&v->t); /* borrowed: never freed with v */
+        char shape[TFPI_MAX_DIMS * 22 + 3];
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
+                               "the elements of string %s hold %llu bytes; with the %llu bytes the run already "
+                               "holds that is over the memory budget of %llu bytes (max_memory)",
+                               tp_shape_string(&v->t, shape, sizeof shape), (unsigned long long)bytes,
+                               (unsigned long long)pool->held, (unsigned long long)pool->max_bytes);
     }
+    v->string_bytes = bytes;
     v->owns_strings = true;
-    return TFPI_OK;
+    return tp_tensor_own_strings(&v->t, status);
 }
 
 void tp_value_ref(tp_value *v)
@@ -175,6 +172,7 @@ void tp_value_unref(tp_value_pool *pool, tp_value *v)
         tfpi_bytes *s = v->t.data;
         for (int64_t i = 0, n = tp_num_elements(&v->t); i < n; i++)
             free((void *)s[i].data);
+        tp_value_pool_unreserve(pool, v->string_bytes);
     }
     if (v->capacity)
         pool_give(pool, v->t.data, v->capacity);

@@ -17,6 +17,7 @@ typedef struct tp_value {
     struct tp_value *owner; /* t.data lies in owner's bytes; NULL: its own or borrowed */
     size_t capacity;        /* bytes of its own buffer; 0 if borrowed or shared */
     bool owns_strings;      /* string elements were copied and are freed with it */
+    uint64_t string_bytes;  /* their bytes, counted in the pool's budget */
     bool constant;          /* computed once while planning: the same value every run */
 } tp_value;
 
@@ -41,8 +42,9 @@ tp_value *tp_value_share(tp_value *owner, const tfpi_tensor *view, tfpi_status *
 /* A value over bytes the caller keeps alive (a feed during a run). */
 tp_value *tp_value_borrow(const tfpi_tensor *t, tfpi_status *status);
 /* Gives a string value its own copy of every element (kernels copy string
- * elements by reference). */
-tfpi_code tp_value_own_strings(tp_value *v, tfpi_status *status);
+ * elements by reference), counting their bytes against the pool's budget;
+ * over the budget, the borrowed elements are cleared and it fails. */
+tfpi_code tp_value_own_strings(tp_value_pool *pool, tp_value *v, tfpi_status *status);
 
 void tp_value_ref(tp_value *v);
 /* Drops a reference (NULL and TP_DEAD are ignored); the last one frees it. */

@@ -36,11 +36,23 @@ tfpi_code tp_plan_charge(tp_plan *plan, int node, int output, uint64_t bytes, tf
 /* Bytes a known output holds: its elements and, for strings, their bytes. */
 static uint64_t held_bytes(const tfpi_tensor *t)
 {
-    uint64_t bytes = tp_byte_size(t);
-    if (t->dtype == TFPI_STRING && t->data)
-        for (int64_t i = 0; i < tp_num_elements(t); i++)
-            bytes += ((const tfpi_bytes *)t->data)[i].size;
-    return bytes;
+    uint64_t strings = tp_string_bytes(t);
+    return strings > UINT64_MAX - tp_byte_size(t) ? UINT64_MAX : tp_byte_size(t) + strings;
+}
+
+/* Kernels copy string elements by reference; a folded output outlives the
+ * plan's inputs' lifetimes, so it takes its own bytes - once the budget
+ * allows them. Until then its elements are borrowed: if the charge fails
+ * they are cleared, not freed with the output. */
+static tfpi_code own_folded_strings(tp_plan *plan, int index, int o, tfpi_status *status)
+{
+    tfpi_tensor *t = &plan->nodes[index].ctx.outputs[o];
+    tfpi_code code = tp_plan_charge(plan, index, o, tp_string_bytes(t), status);
+    if (code != TFPI_OK) {
+        tp_tensor_forget_strings(t);
+        return code;
+    }
+    return tp_tensor_own_strings(t, status);
 }
 
 tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, int n, const char *what,
@@ -293,15 +305,17 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
             if (!out[o].data && ((code = tp_plan_charge(plan, index, o, tp_byte_size(&out[o]), status)) != TFPI_OK ||
                                  (code = tp_tensor_alloc(&out[o], status)) != TFPI_OK))
                 return code;
-        if ((code = tp_kernel_run(pn->kernel, &pn->ctx)) != TFPI_OK)
+        code = tp_kernel_run(pn->kernel, &pn->ctx);
+        for (int o = 0; o < pn->ctx.num_outputs; o++) {
+            if (!out[o].owns_data || out[o].dtype != TFPI_STRING)
+                continue;
+            if (code == TFPI_OK)
+                code = own_folded_strings(plan, index, o, status);
+            else
+                tp_tensor_forget_strings(&out[o]);
+        }
+        if (code != TFPI_OK)
             return code;
-        /* Kernels copy string elements by reference; a folded output
-         * outlives the plan's inputs' lifetimes, so it takes its own bytes. */
-        for (int o = 0; o < pn->ctx.num_outputs; o++)
-            if (out[o].owns_data && out[o].dtype == TFPI_STRING &&
-                ((code = tp_plan_charge(plan, index, o, held_bytes(&out[o]) - tp_byte_size(&out[o]), status)) ||
-                 (code = tp_tensor_own_strings(&out[o], status))))
-                return code;
         pn->known = true;
     }
     return TFPI_OK;

@@ -132,7 +132,7 @@ static tfpi_code run_planned(tp_flow_plan *plan, tp_flow_region *r, tp_value *co
         if (tp_byte_size(t))
             memcpy(outputs[o]->t.data, t->data, tp_byte_size(t));
         if (t->dtype == TFPI_STRING)
-            code = tp_value_own_strings(outputs[o], status);
+            code = tp_flow_own_strings(plan, r->outputs[o].node, r->outputs[o].index, outputs[o], status);
     }
     return code;
 }

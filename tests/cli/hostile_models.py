@@ -2,8 +2,7 @@
 modelled on TensorFlow's security advisories (sizes that overflow, block
 products that wrap to 0, out-of-range indices and axes, contradicting
 attributes, malformed NodeDefs, deep nesting, huge allocations; function
-libraries: hostile_functions.py) into a
-directory, with a manifest test_hostile_models.sh runs through run_graph.
+libraries: hostile_functions.py) into a directory, with a manifest test_hostile_models.sh runs through run_graph.
 
     python3 tests/cli/hostile_models.py OUT_DIR
 
@@ -17,115 +16,10 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "diff"))
-import graphdef  # noqa: E402
-from graphdef import DType, Node, Shape  # noqa: E402
-from hostile_functions import function_cases  # noqa: E402
-
-FLOAT, INT32, INT64, STRING, BOOL, UINT8 = DType(1), DType(3), DType(9), DType(7), DType(10), DType(4)
-
-B = graphdef._bytes_field
-K = graphdef._key
-V = graphdef._varint
-
-
-class Raw(bytes):
-    """An AttrValue given as its encoded bytes."""
-
-
-def raw_tensor(dtype, dims, content=None, int_vals=None, string_vals=None):
-    """A TensorProto attr with any shape, however large (no numpy array)."""
-    body = K(1, 0) + V(dtype) + B(2, b"".join(B(2, K(1, 0) + V(d)) for d in dims))
-    if content is not None:
-        body += B(4, content)
-    if int_vals is not None:
-        body += B(7 if dtype != 9 else 10, b"".join(V(v) for v in int_vals))
-    for s in string_vals or []:
-        body += B(8, s)
-    return Raw(B(8, body))
-
-
-def attr_bytes(value):
-    return bytes(value) if isinstance(value, Raw) else graphdef._attr_value(value)
-
-
-def encode_node(n, extra=b""):
-    body = B(1, n.name.encode()) + B(2, n.op.encode())
-    body += b"".join(B(3, i.encode()) for i in n.inputs)
-    for key in sorted(n.attrs):
-        body += B(5, B(1, key.encode()) + B(2, attr_bytes(n.attrs[key])))
-    return B(1, body + extra)
-
-
-def encode(nodes):
-    return b"".join(n if isinstance(n, bytes) else encode_node(n) for n in nodes)
-
-
-def const(name, value, dtype=None):
-    a = np.asarray(value)
-    if dtype is None:
-        dtype = {np.dtype(np.float32): FLOAT, np.dtype(np.int32): INT32, np.dtype(np.int64): INT64,
-                 np.dtype(np.bool_): BOOL, np.dtype(np.uint8): UINT8}[a.dtype]
-    return Node(name, "Const", [], {"dtype": DType(dtype), "value": graphdef.TypedArray(a, dtype)})
-
-
-def i32(v):
-    return np.asarray(v, dtype=np.int32)
-
-
-def i64(v):
-    return np.asarray(v, dtype=np.int64)
-
-
-def f32(v):
-    return np.asarray(v, dtype=np.float32)
-
-
-def node(name, op, inputs=(), **attrs):
-    return Node(name, op, list(inputs), dict(attrs))
-
-
-def ph(name, shape, dtype=FLOAT):
-    return node(name, "Placeholder", dtype=dtype, shape=Shape(shape))
-
-
-class Corpus:
-    def __init__(self, out):
-        self.out = out
-        self.lines = []
-        self.names = set()
-
-    def add(self, name, nodes, expect, fetch="y", feeds=(), extra=()):
-        """nodes: Node objects or encoded NodeDef fields; feeds: (name, array);
-        extra: more run_graph flags."""
-        assert name not in self.names, name
-        self.names.add(name)
-        path = os.path.join(self.out, name + ".pb")
-        with open(path, "wb") as f:
-            f.write(nodes if isinstance(nodes, bytes) else encode(nodes))
-        flags = [f"--graph={path}", f"--output={fetch}", "--num_threads=1", "--max_memory=1G", *extra]
-        for i, (feed, array) in enumerate(feeds):
-            npy = os.path.join(self.out, f"{name}.{i}.npy")
-            np.save(npy, array)
-            flags.append(f"--input={feed}={npy}")
-        self.lines.append("\t".join([name, expect] + flags))
-
-    def error(self, name, nodes, pattern, **kw):
-        self.add(name, nodes, "error:" + pattern, **kw)
-
-    def output(self, name, nodes, pattern, **kw):
-        self.add(name, nodes, "output:" + pattern, **kw)
-
-    def write_manifest(self):
-        with open(os.path.join(self.out, "manifest.tsv"), "w") as f:
-            f.write("\n".join(self.lines) + "\n")
-
-
-def one_op(op, inputs, **attrs):
-    """Const inputs a0, a1, ... into one node y of op."""
-    nodes = [const(f"a{i}", v) for i, v in enumerate(inputs)]
-    return nodes + [node("y", op, [f"a{i}" for i in range(len(inputs))], **attrs)]
-
+from hostile_corpus import (FLOAT, INT32, INT64, STRING, B, Corpus, DType, Node, Raw, Shape, const, encode_node, f32,
+                            graphdef, i32, i64, node, one_op, ph, raw_tensor)
+from hostile_functions import function_cases
+from hostile_newer import memory_safety_cases
 
 BIG = 1 << 31
 HUGE = 1 << 62
@@ -282,21 +176,27 @@ def window_cases(c):
     w = np.zeros((2, 2, 1, 1), np.float32)
     bad = [("zero", [1, 0, 0, 1]), ("negative", [1, -1, -1, 1]), ("huge", [1, HUGE, HUGE, 1]),
            ("int_max", [1, 2**63 - 1, 1, 1]), ("short", [1, 1])]
-    # SAME with a stride past the input: one output along that dim
-    passes = {"huge": r"y: float \[1,1,1,1\] 0$", "int_max": r"y: float \[1,1,4,1\] 0 0 0 0$"}
+    # TensorFlow reads strides, dilations and ksize as int32 lists
+    int32 = {"huge": "has value 4611686018427387904 out of range for an int32",
+             "int_max": "has value 9223372036854775807 out of range for an int32"}
     for what, v in bad:
-        expect = c.output if what in ("huge", "int_max") else c.error
-        expect(f"conv_strides_{what}", one_op("Conv2D", [x, w], strides=v, padding="SAME"),
-               passes.get(what, "node 'y'"))
+        c.error(f"conv_strides_{what}", one_op("Conv2D", [x, w], strides=v, padding="SAME"),
+                "node 'y'" + (".*'strides' " + int32[what] if what in int32 else ""))
         c.error(f"conv_dilations_{what}", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1], dilations=v,
                                                  padding="VALID"), "node 'y'")
-        expect(f"depthwise_strides_{what}", one_op("DepthwiseConv2dNative", [x, w], strides=v, padding="SAME"),
-               passes.get(what, "node 'y'"))
+        c.error(f"depthwise_strides_{what}", one_op("DepthwiseConv2dNative", [x, w], strides=v, padding="SAME"),
+                "node 'y'" + (".*'strides' " + int32[what] if what in int32 else ""))
         for pool in ("MaxPool", "AvgPool"):
             c.error(f"{pool.lower()}_ksize_{what}", one_op(pool, [x], ksize=v, strides=[1, 1, 1, 1],
                                                            padding="VALID"), "node 'y'")
-            expect(f"{pool.lower()}_strides_{what}", one_op(pool, [x], ksize=[1, 2, 2, 1], strides=v,
-                                                            padding="SAME"), passes.get(what, "node 'y'"))
+            c.error(f"{pool.lower()}_strides_{what}", one_op(pool, [x], ksize=[1, 2, 2, 1], strides=v,
+                                                             padding="SAME"),
+                    "node 'y'" + (".*'strides' " + int32[what] if what in int32 else ""))
+    # SAME with a stride past the input: one output along that dim
+    c.output("conv_strides_int32_max", one_op("Conv2D", [x, w], strides=[1, 2**31 - 1, 1, 1], padding="SAME"),
+             r"y: float \[1,1,4,1\] 0 0 0 0$")
+    c.output("maxpool_strides_int32_max", one_op("MaxPool", [x], ksize=[1, 2, 2, 1], strides=[1, 2**31 - 1, 2**31 - 1, 1],
+                                                 padding="SAME"), r"y: float \[1,1,1,1\] 0$")
     c.error("conv_explicit_paddings_short", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1], padding="EXPLICIT",
                                                   explicit_paddings=[1, 1]), "node 'y'")
     c.error("conv_explicit_paddings_huge", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1], padding="EXPLICIT",
@@ -308,8 +208,11 @@ def window_cases(c):
                                             strides=[1, 1, 1, 1], padding="SAME"), "node 'y'")
     c.error("conv_filter_bigger_valid", one_op("Conv2D", [x, np.zeros((9, 9, 1, 1), np.float32)],
                                               strides=[1, 1, 1, 1], padding="VALID"), "node 'y'")
-    c.output("conv_dilated_filter_huge", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1], dilations=[1, BIG, BIG, 1],
-                                               padding="SAME"), r"y: float \[1,4,4,1\] 0 0")
+    c.error("conv_dilations_past_int32", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1], dilations=[1, BIG, BIG, 1],
+                                                padding="SAME"), "node 'y'.*'dilations' has value 2147483648 out of range")
+    c.output("conv_dilated_filter_huge", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1],
+                                               dilations=[1, BIG - 1, BIG - 1, 1], padding="SAME"),
+             r"y: float \[1,4,4,1\] 0 0")
     c.error("conv_filter_rank", one_op("Conv2D", [x, np.zeros((2, 2, 1), np.float32)], strides=[1, 1, 1, 1],
                                       padding="SAME"), "node 'y'")
     c.error("avgpool_window_bigger_valid", one_op("AvgPool", [x], ksize=[1, 9, 9, 1], strides=[1, 1, 1, 1],
@@ -615,7 +518,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     c = Corpus(out)
     for cases in (size_cases, block_cases, window_cases, structure_cases, index_cases, arithmetic_cases,
-                  decode_cases, function_cases):
+                  decode_cases, memory_safety_cases, function_cases):
         cases(c)
     c.write_manifest()
     print(len(c.lines))

@@ -200,6 +200,15 @@ def test_mobilenet():
     got = tfpi.Session(tfpi.Graph(encrypted, decrypt=lambda b: bytes(
         np.frombuffer(b, np.uint8) ^ np.resize(key, len(b)))), num_threads=1).run({"input": x}, OUTPUT)
     check("an encrypted file with a decrypt callback returning bytes", np.array_equal(got, reference))
+    kept = []
+
+    def decrypt_and_keep(buf):
+        xor_in_place(buf)
+        kept.append(buf)
+    tfpi.Graph(data=secret, decrypt=decrypt_and_keep)
+    kept[0][:4] = b"\xff" * 4  # the load is over: a view the callback kept must not reach freed C memory
+    check("a decrypt callback that keeps its view writes its own copy, not freed memory",
+          isinstance(kept[0].obj, bytearray) and bytes(kept[0][:4]) == b"\xff" * 4)
     expect_error("a decrypt callback's exception is raised by Graph()", "wrong key",
                  lambda: tfpi.Graph(data=secret, decrypt=lambda b: (_ for _ in ()).throw(
                      ValueError("wrong key"))), ValueError)

@@ -2,6 +2,7 @@
  * models that the command-line corpus (tests/cli/test_hostile_models.sh)
  * cannot reach: the memory budget through the C API, and a session run
  * twice with a feed the fetches do not need (found by fuzz_graphdef). */
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -86,9 +87,30 @@ static void test_unneeded_feed_run_twice(void)
     gb_free(g);
 }
 
+/* The C API's string setter takes a size_t index: (size_t)-1 read and
+ * freed element -1 when it was compared as a signed number. */
+static void test_set_string_index_range(void)
+{
+    tfpi_status status;
+    tfpi_tensor *t = tfpi_tensor_new(TFPI_STRING, (int64_t[]){2}, 1, &status);
+    CHECK_MSG(t, "%s", status.message);
+    if (!t)
+        return;
+    size_t bad[] = {2, (size_t)-1, (size_t)INT64_MAX + 1};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ_INT(tfpi_tensor_set_string(t, bad[i], "ab", 2, &status), TFPI_INVALID_ARGUMENT);
+        CHECK_MSG(strstr(status.message, "out of range"), "%s", status.message);
+    }
+    CHECK_EQ_INT(tfpi_tensor_set_string(t, 1, "ab", 2, &status), TFPI_OK);
+    const tfpi_bytes *s = tfpi_tensor_const_data(t);
+    CHECK(s[1].size == 2 && memcmp(s[1].data, "ab", 2) == 0 && s[0].size == 0);
+    tfpi_tensor_free(t);
+}
+
 int main(void)
 {
     RUN(test_memory_budget);
     RUN(test_unneeded_feed_run_twice);
+    RUN(test_set_string_index_range);
     return check_summary();
 }

@@ -17,12 +17,20 @@ typedef enum graph_format {
 } graph_format;
 
 /* Reads a GraphDef, telling the format by content (a name ending in .pbtxt
- * or .txt is always read as text). With inline_regions, the ImmutableConst
+ * or .txt is always read as text). A SavedModel directory, a training
+ * directory or a .meta file comes back frozen for its serving signature
+ * (freeze.h). With inline_regions, the ImmutableConst
  * nodes of a memmapped model come back as Const nodes holding a copy of
  * their region; otherwise they stay. *format may be NULL. Free the result
  * with tfpi__graph_def__free_unpacked. */
 Tfpi__GraphDef *graphdef_read(const char *path, bool inline_regions, graph_format *format,
                               tfpi_status *status);
+
+/* A SavedModel directory, a training directory or a .meta file (what
+ * model_source_is_model accepts): the graph of its signature, frozen, or
+ * only pruned to what the signature needs (the whole graph when it has
+ * none). */
+Tfpi__GraphDef *graphdef_read_model(const char *path, bool freeze, tfpi_status *status);
 
 /* For a tool's main: the graph its required --in_graph flag names (NULL
  * when the flag was not given), read without inlining regions; NULL after

@@ -1,4 +1,5 @@
-/* model_flags.c - the default classifier's file paths (see model_flags.h). */
+/* model_flags.c - the default classifier's file paths, and loading a
+ * classifier (see model_flags.h). */
 #include "model_flags.h"
 
 #include "data_path.h"
@@ -9,4 +10,15 @@ void classifier_model_find_defaults(classifier_model *m)
                          sizeof m->default_graph);
     m->labels = data_path("models/mobilenet_v1_0.25_224/labels.txt", m->default_labels,
                           sizeof m->default_labels);
+}
+
+tfpi_graph *classifier_model_load(classifier_model *m, const char *path, tfpi_status *status)
+{
+    static const classifier_model defaults = CLASSIFIER_MODEL_DEFAULTS;
+    tfpi_graph *graph = load_flags_graph(&m->load, path, status);
+    if (graph) {
+        m->input_layer = load_flags_signature_default(graph, m->input_layer, defaults.input_layer, 1);
+        m->output_layer = load_flags_signature_default(graph, m->output_layer, defaults.output_layer, 0);
+    }
+    return graph;
 }
