@@ -1,5 +1,5 @@
 /* resource_variable.c - TF2's resource variables, held by the session
- * (src/kernel/variables.h): VarHandleOp names one (container, shared_name;
+ * (src/kernel/resource_store.h): VarHandleOp names one (container, shared_name;
  * an empty shared_name means the node's name) and gives its handle;
  * ReadVariableOp, ResourceGather, VariableShape and VarIsInitializedOp read
  * it; AssignVariableOp, AssignAddVariableOp and AssignSubVariableOp write
@@ -12,8 +12,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/model_info.h"
 #include "kernel/array_kernel_util.h"
-#include "kernel/variables.h"
+#include "kernel/resource_store.h"
+
+/* A variable of a model loaded with its checkpoint (a SavedModel: the key
+ * comes from its restore function) starts with the checkpoint's value. */
+static tfpi_code restore(tp_op_ctx *ctx, tp_resource_var *v)
+{
+    tp_model_info *info = ctx->graph ? ctx->graph->model : NULL;
+    tp_variable *bound = tp_model_info_find_variable(info, ctx->def->name);
+    if (!bound || !info->checkpoint || !tp_checkpoint_find(info->checkpoint, bound->key))
+        return TFPI_OK; /* assigned by the graph, or read before it is: an error then */
+    tfpi_tensor value;
+    int64_t max_bytes = ctx->max_bytes > INT64_MAX ? INT64_MAX : (int64_t)ctx->max_bytes;
+    tfpi_code code = tp_graph_variable_value(ctx->graph, ctx->def, max_bytes, &value, ctx->status);
+    if (code == TFPI_OK && value.dtype != v->dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "checkpoint key '%s' is %s, the variable %s", bound->key,
+                       tfpi_dtype_name(value.dtype), tfpi_dtype_name(v->dtype));
+    if (code == TFPI_OK)
+        code = tp_resource_var_bind(ctx->variables, v, &value, ctx->status);
+    if (code != TFPI_OK && strncmp(ctx->status->message, "node '", 6) != 0) {
+        char detail[sizeof ctx->status->message];
+        memcpy(detail, ctx->status->message, sizeof detail);
+        return tp_fail(ctx, code, "%s", detail);
+    }
+    return code;
+}
 
 static tfpi_code var_handle_prepare(tp_op_ctx *ctx)
 {
@@ -30,9 +55,12 @@ static tfpi_code var_handle_prepare(tp_op_ctx *ctx)
     tp_attr_string(ctx->def, "shared_name", shared_name, sizeof shared_name, "");
     if (!shared_name[0])
         snprintf(shared_name, sizeof shared_name, "%s", ctx->def->name);
-    int index = tp_variables_find_or_add(ctx->variables, container, shared_name, dtype, ctx->status);
+    int index = tp_resource_store_add(ctx->variables, container, shared_name, dtype, ctx->status);
     if (index < 0)
         return tp_fail(ctx, ctx->status->code, "%s", ctx->status->message);
+    tp_resource_var *v = tp_resource_store_get(ctx->variables, index + 1);
+    if (!v->value.dtype && (code = restore(ctx, v)) != TFPI_OK)
+        return code;
     intptr_t *handle = malloc(sizeof *handle);
     if (!handle)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
@@ -50,7 +78,7 @@ static tfpi_code nothing_to_run(tp_op_ctx *ctx)
 }
 
 /* The variable behind input 0, known (assigned) unless `unassigned_ok`. */
-static tfpi_code get_variable(tp_op_ctx *ctx, bool unassigned_ok, tp_variable **out)
+static tfpi_code get_variable(tp_op_ctx *ctx, bool unassigned_ok, tp_resource_var **out)
 {
     const tfpi_tensor *h = ctx->inputs[0];
     char name[300];
@@ -59,16 +87,16 @@ static tfpi_code get_variable(tp_op_ctx *ctx, bool unassigned_ok, tp_variable **
                        tfpi_dtype_name(h->dtype), h->ndims);
     if (!h->data)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "the variable handle is not known while planning");
-    tp_variable *v = tp_variables_get(ctx->variables, *(const intptr_t *)h->data);
+    tp_resource_var *v = tp_resource_store_get(ctx->variables, *(const intptr_t *)h->data);
     if (!v)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input 0 is not a variable handle");
     if (!unassigned_ok && !v->value.dtype)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "variable '%s' read before it was restored or assigned",
-                       tp_variable_name(v, name, sizeof name));
+                       tp_resource_var_name(v, name, sizeof name));
     tfpi_dtype want = tp_attr_type(ctx->def, "dtype", v->dtype);
     if (want != v->dtype)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "variable '%s' is %s, the node reads %s",
-                       tp_variable_name(v, name, sizeof name), tfpi_dtype_name(v->dtype), tfpi_dtype_name(want));
+                       tp_resource_var_name(v, name, sizeof name), tfpi_dtype_name(v->dtype), tfpi_dtype_name(want));
     *out = v;
     return TFPI_OK;
 }
@@ -77,7 +105,7 @@ static tfpi_code get_variable(tp_op_ctx *ctx, bool unassigned_ok, tp_variable **
  * the executor copies what does not lie in an input). */
 static tfpi_code read_prepare(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = tp_expect_inputs(ctx, 1, 1);
     if (code == TFPI_OK)
         code = get_variable(ctx, false, &v);
@@ -90,7 +118,7 @@ static tfpi_code read_prepare(tp_op_ctx *ctx)
 
 static tfpi_code read_run(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = get_variable(ctx, false, &v);
     if (code == TFPI_OK && ctx->outputs[0].data != v->value.data)
         memcpy(ctx->outputs[0].data, v->value.data, tp_byte_size(&v->value));
@@ -99,7 +127,7 @@ static tfpi_code read_run(tp_op_ctx *ctx)
 
 static tfpi_code assign_prepare(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     char name[300];
     tfpi_code code = tp_expect_inputs(ctx, 2, 2);
     if (code == TFPI_OK)
@@ -109,12 +137,12 @@ static tfpi_code assign_prepare(tp_op_ctx *ctx)
     const tfpi_tensor *value = ctx->inputs[1];
     if (value->dtype != v->dtype)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "assigns a %s value to %s variable '%s'",
-                       tfpi_dtype_name(value->dtype), tfpi_dtype_name(v->dtype), tp_variable_name(v, name, sizeof name));
+                       tfpi_dtype_name(value->dtype), tfpi_dtype_name(v->dtype), tp_resource_var_name(v, name, sizeof name));
     bool same_shape_needed = strcmp(ctx->def->op, "AssignVariableOp") != 0 || tp_attr_bool(ctx->def, "validate_shape", false);
     if (same_shape_needed && v->value.dtype && !tp_same_shape(value, &v->value)) {
         char have[160], got[160];
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "variable '%s' has shape %s, the value %s",
-                       tp_variable_name(v, name, sizeof name), tp_shape_string(&v->value, have, sizeof have),
+                       tp_resource_var_name(v, name, sizeof name), tp_shape_string(&v->value, have, sizeof have),
                        tp_shape_string(value, got, sizeof got));
     }
     if (strcmp(ctx->def->op, "AssignVariableOp") != 0 && v->dtype != TFPI_FLOAT && v->dtype != TFPI_DOUBLE &&
@@ -135,12 +163,14 @@ static tfpi_code assign_prepare(tp_op_ctx *ctx)
 
 static tfpi_code assign_run(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = get_variable(ctx, true, &v);
     if (code != TFPI_OK)
         return code;
     if (strcmp(ctx->def->op, "AssignVariableOp") == 0)
-        return tp_variable_assign(ctx->variables, v, ctx->inputs[1], ctx->status);
+        return tp_resource_var_assign(ctx->variables, v, ctx->inputs[1], ctx->status);
+    if ((code = tp_resource_var_own(ctx->variables, v, ctx->status)) != TFPI_OK)
+        return code;
     const tfpi_tensor *delta = ctx->inputs[1];
     int sign = strcmp(ctx->def->op, "AssignAddVariableOp") == 0 ? 1 : -1;
     int64_t n = tp_num_elements(delta);
@@ -162,14 +192,14 @@ static tfpi_code assign_run(tp_op_ctx *ctx)
         break;
     }
     }
-    tp_variables_changed(ctx->variables);
+    tp_resource_store_changed(ctx->variables);
     return TFPI_OK;
 }
 
 /* ResourceGather: rows of the variable (axis 0) picked by indices. */
 static tfpi_code gather_prepare(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = tp_expect_inputs(ctx, 2, 2);
     if (code == TFPI_OK)
         code = get_variable(ctx, false, &v);
@@ -195,7 +225,7 @@ static tfpi_code gather_prepare(tp_op_ctx *ctx)
 
 static tfpi_code gather_run(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = get_variable(ctx, false, &v);
     if (code != TFPI_OK)
         return code;
@@ -215,7 +245,7 @@ static tfpi_code gather_run(tp_op_ctx *ctx)
 
 static tfpi_code shape_prepare(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = tp_expect_inputs(ctx, 1, 1);
     if (code == TFPI_OK)
         code = get_variable(ctx, false, &v);
@@ -230,7 +260,7 @@ static tfpi_code shape_prepare(tp_op_ctx *ctx)
 
 static tfpi_code shape_run(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = get_variable(ctx, false, &v);
     for (int d = 0; code == TFPI_OK && d < v->value.ndims; d++) {
         if (ctx->outputs[0].dtype == TFPI_INT32)
@@ -243,7 +273,7 @@ static tfpi_code shape_run(tp_op_ctx *ctx)
 
 static tfpi_code initialized_prepare(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = tp_expect_inputs(ctx, 1, 1);
     if (code == TFPI_OK)
         code = get_variable(ctx, true, &v);
@@ -254,7 +284,7 @@ static tfpi_code initialized_prepare(tp_op_ctx *ctx)
 
 static tfpi_code initialized_run(tp_op_ctx *ctx)
 {
-    tp_variable *v;
+    tp_resource_var *v;
     tfpi_code code = get_variable(ctx, true, &v);
     if (code == TFPI_OK)
         *(uint8_t *)ctx->outputs[0].data = v->value.dtype != 0;

@@ -35,13 +35,13 @@ typedef struct tp_resource {
     void (*destroy)(struct tp_resource *resource);
 } tp_resource;
 
-struct tp_variables;
+struct tp_resource_store;
 
 /* What a plan's kernels run with, from the session. */
 typedef struct tp_plan_env {
     tp_threadpool *pool;       /* may be NULL: single-threaded */
     uint64_t max_memory;       /* the memory budget */
-    struct tp_variables *variables; /* the session's resource variables; NULL: none can be used */
+    struct tp_resource_store *variables; /* the session's resource variables; NULL: none can be used */
     /* No node of the plan assigns a variable: a read gives the stored value
      * itself, known while planning (the session replans when one changes). */
     bool variables_frozen;
@@ -59,7 +59,7 @@ typedef struct tp_op_ctx {
     uint64_t max_bytes;  /* the session's memory budget: no output may be larger */
     tfpi_status *status;
     tp_resource **resources; /* the run's resources; NULL while planning */
-    struct tp_variables *variables; /* the session's resource variables (may be NULL) */
+    struct tp_resource_store *variables; /* the session's resource variables (may be NULL) */
     bool variables_frozen;          /* see tp_plan_env */
 } tp_op_ctx;
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel/variables.h"
+#include "kernel/resource_store.h"
 #include "plan/switch_fold.h"
 #include "run/flow_run.h"
 #include "run/profile.h"
@@ -29,7 +29,7 @@ struct tfpi_session {
     tfpi_node_profile *profile; /* one record per step run (fused steps are not) */
     int num_profiled;
     uint64_t max_memory; /* the plans' memory budget */
-    tp_variables variables; /* resource variables, kept from run to run */
+    tp_resource_store variables; /* resource variables, kept from run to run */
     uint64_t planned_generation; /* the variables' generation the plan read them at */
 };
 
@@ -91,7 +91,7 @@ void tfpi_session_free(tfpi_session *session)
     if (!session)
         return;
     forget_plan(session);
-    tp_variables_free(&session->variables);
+    tp_resource_store_free(&session->variables);
     tp_threadpool_free(session->pool);
     free(session);
 }

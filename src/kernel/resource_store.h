@@ -1,4 +1,4 @@
-/* variables.h - the resource variables a session holds, as TensorFlow's
+/* resource_store.h - the resource variables a session holds, as TensorFlow's
  * resource manager does: one per (container, shared_name), made by the
  * first VarHandleOp that names it, holding the tensor the last
  * AssignVariableOp gave it. A handle (a TFPI_RESOURCE scalar) holds the
@@ -6,8 +6,8 @@
  * run, so a restore run followed by serving runs works, and a serving
  * function that updates a variable sees the new value on its next run. The
  * values count against the session's memory budget. */
-#ifndef TFPI_VARIABLES_H
-#define TFPI_VARIABLES_H
+#ifndef TFPI_RESOURCE_STORE_H
+#define TFPI_RESOURCE_STORE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,35 +15,43 @@
 #include "core/tensor.h"
 #include "tfpi.h"
 
-typedef struct tp_variable {
+typedef struct tp_resource_var {
     char *container, *shared_name;
     tfpi_dtype dtype;  /* as its VarHandleOp declares */
-    tfpi_tensor value; /* owns its data; dtype 0 until assigned */
-} tp_variable;
+    tfpi_tensor value; /* dtype 0 until assigned; owns its data unless bound to a checkpoint */
+} tp_resource_var;
 
-typedef struct tp_variables {
-    tp_variable **items;
+typedef struct tp_resource_store {
+    tp_resource_var **items;
     int count, cap;
     uint64_t generation; /* changes with every assignment */
     uint64_t bytes;      /* held by the values */
     uint64_t max_bytes;  /* the session's budget */
-} tp_variables;
+} tp_resource_store;
 
 /* The variable (container, shared_name), made (unassigned) if new; its
  * index, or -1 with status set (a dtype that disagrees with the one it was
  * made with, out of memory). */
-int tp_variables_find_or_add(tp_variables *vars, const char *container, const char *shared_name, tfpi_dtype dtype,
+int tp_resource_store_add(tp_resource_store *vars, const char *container, const char *shared_name, tfpi_dtype dtype,
                              tfpi_status *status);
 /* The variable a handle value names, or NULL. */
-tp_variable *tp_variables_get(tp_variables *vars, intptr_t handle);
+tp_resource_var *tp_resource_store_get(tp_resource_store *vars, intptr_t handle);
 /* Gives v a deep copy of value (shape and dtype may change, as
  * AssignVariableOp with validate_shape=false allows); over the budget,
  * an error naming the variable and the bytes. */
-tfpi_code tp_variable_assign(tp_variables *vars, tp_variable *v, const tfpi_tensor *value, tfpi_status *status);
+tfpi_code tp_resource_var_assign(tp_resource_store *vars, tp_resource_var *v, const tfpi_tensor *value, tfpi_status *status);
+/* Gives v the value of its checkpoint tensor, borrowed (often a view of
+ * the mapped checkpoint file, which lives as long as the graph): the
+ * session restores a SavedModel's variables without copying them. */
+tfpi_code tp_resource_var_bind(tp_resource_store *vars, tp_resource_var *v, const tfpi_tensor *value,
+                               tfpi_status *status);
+/* Makes v's value its own copy if it is borrowed, before it changes in
+ * place. */
+tfpi_code tp_resource_var_own(tp_resource_store *vars, tp_resource_var *v, tfpi_status *status);
 /* Records that a value changed in place (AssignAddVariableOp). */
-void tp_variables_changed(tp_variables *vars);
+void tp_resource_store_changed(tp_resource_store *vars);
 /* "container/shared_name" or "shared_name" into buf. */
-const char *tp_variable_name(const tp_variable *v, char *buf, size_t size);
-void tp_variables_free(tp_variables *vars);
+const char *tp_resource_var_name(const tp_resource_var *v, char *buf, size_t size);
+void tp_resource_store_free(tp_resource_store *vars);
 
 #endif
