@@ -90,9 +90,12 @@ static tfpi_code get_variable(tp_op_ctx *ctx, bool unassigned_ok, tp_resource_va
     tp_resource_var *v = tp_resource_store_get(ctx->variables, *(const intptr_t *)h->data);
     if (!v)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input 0 is not a variable handle");
+    const tp_model_info *model = ctx->graph ? ctx->graph->model : NULL;
     if (!unassigned_ok && !v->value.dtype)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "variable '%s' read before it was restored or assigned",
-                       tp_resource_var_name(v, name, sizeof name));
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "variable '%s' read before it was restored or assigned%s%s%s",
+                       tp_resource_var_name(v, name, sizeof name), model && !model->checkpoint ? "; " : "",
+                       model && !model->checkpoint ? model->source : "",
+                       model && !model->checkpoint ? " has no checkpoint (no variables/)" : "");
     tfpi_dtype want = tp_attr_type(ctx->def, "dtype", v->dtype);
     if (want != v->dtype)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "variable '%s' is %s, the node reads %s",
