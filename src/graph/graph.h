@@ -72,6 +72,12 @@ tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped,
 /* Loads a binary or memmapped GraphDef file (graph_load.c). */
 tfpi_graph *tp_graph_load_path(const char *path, tfpi_status *status);
 
+/* The same for a MetaGraphDef's GraphDef, with its stripped_op_list
+ * (serialized OpList; size 0: none): the ops' output argument names and
+ * the defaults of attributes stripped at save time. */
+tfpi_graph *tp_graph_parse_with_ops(const uint8_t *data, size_t size, const uint8_t *op_list, size_t op_list_size,
+                                    const char *source, tfpi_status *status);
+
 /* True if data is a GraphDef at the wire level: only its fields, with their
  * wire types (a file that is not may be another format, a MetaGraphDef). */
 bool tp_graph_def_wire_ok(const uint8_t *data, size_t size);

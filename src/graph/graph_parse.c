@@ -88,8 +88,8 @@ static void drop_parsed_pages(const uint8_t *data, size_t end, size_t *dropped)
     }
 }
 
-tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped, const char *source,
-                                  tfpi_status *status)
+static tfpi_graph *parse(const uint8_t *data, size_t size, bool mapped, const Tfpi__OpList *ops, const char *source,
+                         tfpi_status *status)
 {
     if (size == 0) {
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", source);
@@ -113,9 +113,40 @@ tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped,
         tp_node_list_free(&p.nodes);
         return NULL;
     }
-    tfpi_graph *g = p.library ? tp_graph_build_functions(p.nodes.defs, (int)p.nodes.n, p.producer, p.library,
-                                                          p.library_size, NULL, source, status)
-                              : tp_graph_build(p.nodes.defs, (int)p.nodes.n, p.producer, source, status);
+    tfpi_graph *g = p.library || ops ? tp_graph_build_functions(p.nodes.defs, (int)p.nodes.n, p.producer, p.library,
+                                                                 p.library_size, ops, source, status)
+                                     : tp_graph_build(p.nodes.defs, (int)p.nodes.n, p.producer, source, status);
     free(p.nodes.defs);
+    return g;
+}
+
+tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped, const char *source,
+                                  tfpi_status *status)
+{
+    return parse(data, size, mapped, NULL, source, status);
+}
+
+tfpi_graph *tp_graph_parse_with_ops(const uint8_t *data, size_t size, const uint8_t *op_list, size_t op_list_size,
+                                    const char *source, tfpi_status *status)
+{
+    tp_wire_reader r = {op_list, op_list_size, 0};
+    tp_wire_field f;
+    while (r.pos < r.size && tp_wire_next(&r, &f)) {
+        const char *problem = f.number == 1 && f.wire_type == TP_WIRE_LEN ? tp_wire_check_op_def(f.bytes, f.length)
+                                                                          : NULL;
+        if (problem) {
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the graph's op list is not valid: %s", source, problem);
+            return NULL;
+        }
+    }
+    Tfpi__OpList *ops = op_list_size ? tfpi__op_list__unpack(NULL, op_list_size, op_list) : NULL;
+    if (op_list_size && !ops) {
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the graph's op list (stripped_op_list) is not valid",
+                        source);
+        return NULL;
+    }
+    tfpi_graph *g = parse(data, size, false, ops, source, status);
+    if (ops)
+        tfpi__op_list__free_unpacked(ops, NULL);
     return g;
 }

@@ -53,7 +53,9 @@ static tfpi_graph *build(const tp_meta_graph *mg, tp_model_info *info, const cha
     if (code == TFPI_OK)
         code = tp_model_info_set_protocol(info, mg, status);
     tfpi_graph *g = code == TFPI_OK
-                        ? tp_graph_parse_binary(mg->graph_def.data, mg->graph_def.size, false, info->source, status)
+                        ? tp_graph_parse_with_ops(mg->graph_def.data, mg->graph_def.size,
+                                                  mg->info ? mg->info->stripped_op_list.data : NULL,
+                                                  mg->info ? mg->info->stripped_op_list.len : 0, info->source, status)
                         : NULL;
     if (!g) {
         tp_checkpoint_close(ckpt);
