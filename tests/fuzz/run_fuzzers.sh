@@ -1,7 +1,8 @@
 #!/bin/sh
 # run_fuzzers.sh - runs every libFuzzer harness built by `make fuzz` for
 # FUZZ_SECONDS each, with its seeds: ../shared/testdata models and images,
-# the hostile-model corpus (tests/cli/hostile_models.py), one-op graphs of
+# the hostile-model corpus (tests/cli/hostile_models.py), the function
+# graphs (tests/cli/function_graphs.py: calls, While/If/Case, variables), one-op graphs of
 # every registered op (tests/fuzz/op_graphs.py) and tests/fuzz/seeds,
 # copied into gen/fuzz-corpus/<harness>/ (kept between campaigns, never
 # committed). fuzz_graphdef also gets tests/fuzz/graphdef.dict. FUZZ_RUNS
@@ -37,6 +38,9 @@ small_models=$(find "$TD" -name '*.pb' -size -2M 2>/dev/null)
 seed fuzz_graphdef $small_models
 if "$PY" tests/cli/hostile_models.py "$CORPUS/hostile" >/dev/null 2>&1; then
     seed fuzz_graphdef "$CORPUS"/hostile/*.pb
+fi
+if "$PY" tests/cli/function_graphs.py "$CORPUS/functions" >/dev/null 2>&1; then
+    seed fuzz_graphdef "$CORPUS"/functions/*.pb
 fi
 if "$PY" tests/fuzz/op_graphs.py "$CORPUS/op_graphs" 10 1 "$TOOLS/run_graph" >/dev/null 2>&1; then
     seed fuzz_graphdef "$CORPUS"/op_graphs/*.pb
