@@ -6,7 +6,8 @@ functional While (a counting loop; a Keras-style loop over TensorLists with
 captured weights), If on predicates of every kind, Case with indices in
 and out of range, loops inside untaken branches, branches inside loops,
 loops inside loops, resource variables a serving function updates from
-run to run. With each graph go its feeds and numpy's answers,
+run to run; and ListDiff, which TF1-era exports carry. With each graph go
+its feeds and numpy's answers,
 computed here from the same inputs independently of the graph.
 
     python3 tests/cli/function_graphs.py OUT_DIR
@@ -341,6 +342,22 @@ def main(out):
         case("stateful_%d_runs" % runs, stateful, {"x": xs}, {"step:0": xs * sum(0.5 ** i for i in range(runs)),
                                                                "step:1": np.array(runs, np.int32)})
         lines[-1] += "\t--runs=%d" % runs
+
+    # ListDiff (tf.setdiff1d in TF1-era exports), outside any function
+    diff = graph("list_diff", [placeholder("a", I32, [-1]), placeholder("b", I32, [-1]),
+                               Node("d", "ListDiff", ["a", "b"], {"T": I32, "out_idx": I32}),
+                               placeholder("fa", F, [-1]), placeholder("fb", F, [-1]),
+                               Node("fd", "ListDiff", ["fa", "fb"], {"T": F, "out_idx": DType(9)})])
+    a = np.array([5, 1, 9, 1, 7, -2, 9], np.int32)
+    b = np.array([9, 3, -2], np.int32)
+    fa = np.array([0.5, -0.0, 2.0, np.nan, 3.5], np.float32)
+    fb = np.array([0.0, 3.5, 1.0], np.float32)
+    keep = [i for i, v in enumerate(a) if v not in b]
+    fkeep = [i for i, v in enumerate(fa) if not (v == fb).any()]
+    case("list_diff", diff, {"a": a, "b": b, "fa": fa, "fb": fb},
+         {"d:0": a[keep], "d:1": np.array(keep, np.int32), "fd:0": fa[fkeep], "fd:1": np.array(fkeep, np.int64)})
+    case("list_diff_empty", diff, {"a": a, "b": a, "fa": fa[:0], "fb": fb},
+         {"d:0": a[:0], "d:1": np.zeros(0, np.int32), "fd:0": fa[:0]})
 
     with open(os.path.join(out, "manifest.tsv"), "w") as f:
         f.write("\n".join(lines) + "\n")
