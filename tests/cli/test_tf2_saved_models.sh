@@ -4,7 +4,8 @@
 # variables taking the checkpoint's values) against numpy evaluations of
 # their checkpoint weights (tf2_saved_model_refs.py, 1e-5), the digit model
 # also against its TFLite twin's own weights, on 1 and 3 threads; the LSTM
-# through benchmark_model; a copy without variables/, with a key missing,
+# through benchmark_model and print_required_ops (the ops inside its
+# functions and what its While loops are lowered to); a copy without variables/, with a key missing,
 # of the wrong shape or dtype: one error line naming the variable.
 . tests/cli/lib.sh
 PY=${TFPI_PYTHON:-/usr/bin/python3}
@@ -37,6 +38,12 @@ run_tool run_graph --graph=$SM/stock_lstm_tf2 --input=serving_default_lstm_input
 near "stock_lstm_tf2 by tensor names" "$T/stock.npy" "$T/stock_lstm_tf2_want.npy"
 expect_output "benchmark_model runs the LSTM SavedModel" "^count=2 " benchmark_model --graph=$SM/stock_lstm_tf2 \
     --input_layer=lstm_input --input_layer_shape=1,100,1 --output_layer=dense --num_runs=2
+
+expect_output "print_required_ops lists the ops inside the LSTM's functions" \
+    "kernels/tensor_list.c  # TensorListFromTensor TensorListGetItem TensorListReserve TensorListSetItem" \
+    print_required_ops --graph=$SM/stock_lstm_tf2
+expect_output "print_required_ops lists what While is lowered to" "kernels/control_flow.c  # Enter Exit LoopCond Merge" \
+    print_required_ops --graph=$SM/stock_lstm_tf2
 
 key=layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE
 for kind in no_variables missing_key wrong_shape wrong_dtype; do
