@@ -55,7 +55,7 @@ static tfpi_code var_handle_prepare(tp_op_ctx *ctx)
     tp_attr_string(ctx->def, "shared_name", shared_name, sizeof shared_name, "");
     if (!shared_name[0])
         snprintf(shared_name, sizeof shared_name, "%s", ctx->def->name);
-    int index = tp_resource_store_add(ctx->variables, container, shared_name, dtype, ctx->status);
+    int index = tp_resource_store_add(ctx->variables, TP_RESOURCE_VARIABLE, container, shared_name, dtype, ctx->status);
     if (index < 0)
         return tp_fail(ctx, ctx->status->code, "%s", ctx->status->message);
     tp_resource_var *v = tp_resource_store_get(ctx->variables, index + 1);
@@ -88,7 +88,7 @@ static tfpi_code get_variable(tp_op_ctx *ctx, bool unassigned_ok, tp_resource_va
     if (!h->data)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "the variable handle is not known while planning");
     tp_resource_var *v = tp_resource_store_get(ctx->variables, *(const intptr_t *)h->data);
-    if (!v)
+    if (!v || v->kind != TP_RESOURCE_VARIABLE)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input 0 is not a variable handle");
     const tp_model_info *model = ctx->graph ? ctx->graph->model : NULL;
     if (!unassigned_ok && !v->value.dtype)

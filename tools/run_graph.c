@@ -4,7 +4,7 @@
  *             [--max_memory=BYTES] [--max_image_pixels=N]
  *             [--max_loop_iterations=N] [--runs=N]
  * "@file" feeds the file's bytes as a string scalar; an output without a
- * file prints its shape and first values. --runs repeats the run in one
+ * file prints its shape and first values (strings quoted). --runs repeats the run in one
  * session (resource variables a run assigns persist into the next); the
  * outputs are the last run's. */
 #include <stdio.h>
@@ -50,6 +50,16 @@ static tfpi_tensor *load_feed(const char *file, tfpi_status *status)
     return t;
 }
 
+/* A string element quoted, its first 60 bytes, non-printable ones as \xNN. */
+static void print_string(const tfpi_bytes *b)
+{
+    printf(" \"");
+    for (size_t k = 0; k < b->size && k < 60; k++)
+        printf(b->data[k] >= 0x20 && b->data[k] < 0x7f && b->data[k] != '"' && b->data[k] != '\\' ? "%c" : "\\x%02x",
+               b->data[k]);
+    printf("\"%s", b->size > 60 ? "..." : "");
+}
+
 static void print_tensor(const char *name, const tfpi_tensor *t)
 {
     printf("%s: %s [", name, tfpi_dtype_name(tfpi_tensor_dtype(t)));
@@ -64,6 +74,7 @@ static void print_tensor(const char *name, const tfpi_tensor *t)
         case TFPI_INT32: printf(" %d", ((const int32_t *)data)[i]); break;
         case TFPI_INT64: printf(" %lld", (long long)((const int64_t *)data)[i]); break;
         case TFPI_UINT8: case TFPI_BOOL: printf(" %u", ((const uint8_t *)data)[i]); break;
+        case TFPI_STRING: print_string(&((const tfpi_bytes *)data)[i]); break;
         default: break;
         }
     }

@@ -60,6 +60,10 @@ tfpi_graph *tp_graph_build_functions(Tfpi__NodeDef **defs, int n, int producer, 
                                      size_t library_size, const Tfpi__OpList *ops, const char *source,
                                      tfpi_status *status);
 
+/* Gives every lookup of a hash table a control input from the nodes that
+ * initialize it (table_init.c): the first run fills the table. */
+tfpi_code tp_tie_table_initializers(Tfpi__NodeDef **defs, int n, const char *source, tfpi_status *status);
+
 /* Lets `copy` (built from copies of original's NodeDefs) read original's
  * memmapped regions, signature and variables; original must outlive copy. */
 void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original);

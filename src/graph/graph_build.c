@@ -197,8 +197,8 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
         nodes[i].num_outputs = 1;
     }
     g->num_nodes = n;
-    tfpi_code code = TFPI_OK;
-    if (n == 0)
+    tfpi_code code = tp_tie_table_initializers(defs, n, source, status);
+    if (code == TFPI_OK && n == 0)
         code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the graph has no nodes", source);
     for (int i = 0; i < n && code == TFPI_OK; i++) {
         if (!defs[i]->name[0] || !defs[i]->op[0])

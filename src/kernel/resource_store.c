@@ -14,13 +14,13 @@ const char *tp_resource_var_name(const tp_resource_var *v, char *buf, size_t siz
     return buf;
 }
 
-int tp_resource_store_add(tp_resource_store *vars, const char *container, const char *shared_name, tfpi_dtype dtype,
-                             tfpi_status *status)
+int tp_resource_store_add(tp_resource_store *vars, tp_resource_kind kind, const char *container,
+                          const char *shared_name, tfpi_dtype dtype, tfpi_status *status)
 {
     char name[300];
     for (int i = 0; i < vars->count; i++) {
         tp_resource_var *v = vars->items[i];
-        if (strcmp(v->container, container) != 0 || strcmp(v->shared_name, shared_name) != 0)
+        if (v->kind != kind || strcmp(v->container, container) != 0 || strcmp(v->shared_name, shared_name) != 0)
             continue;
         if (v->dtype != dtype) {
             tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "variable '%s' is %s, but a handle to it says %s",
@@ -53,6 +53,7 @@ int tp_resource_store_add(tp_resource_store *vars, const char *container, const 
         tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for variable '%s'", shared_name);
         return -1;
     }
+    v->kind = kind;
     v->dtype = dtype;
     vars->items[vars->count] = v;
     return vars->count++;
@@ -122,6 +123,95 @@ tfpi_code tp_resource_var_own(tp_resource_store *vars, tp_resource_var *v, tfpi_
     return replace(vars, v, &borrowed, true, status);
 }
 
+/* Orders element a and b of t (strings by bytes, numbers by value). */
+static int compare_elements(const tfpi_tensor *t, int64_t a, const tfpi_tensor *u, int64_t b)
+{
+    if (t->dtype == TFPI_STRING) {
+        const tfpi_bytes *x = &((const tfpi_bytes *)t->data)[a], *y = &((const tfpi_bytes *)u->data)[b];
+        size_t n = x->size < y->size ? x->size : y->size;
+        int c = n ? memcmp(x->data, y->data, n) : 0;
+        return c ? c : (x->size > y->size) - (x->size < y->size);
+    }
+    int64_t x = tp_get_int(t, a), y = tp_get_int(u, b);
+    return (x > y) - (x < y);
+}
+
+static int by_key(const void *a, const void *b, void *keys)
+{
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    int c = compare_elements(keys, i, keys, j);
+    return c ? c : (i > j) - (i < j); /* stable: the first of equal keys first */
+}
+
+tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, const tfpi_tensor *keys,
+                                 const tfpi_tensor *values, tfpi_status *status)
+{
+    int64_t n = tp_num_elements(keys);
+    int64_t *order = malloc(sizeof *order * (size_t)(n + 1));
+    if (!order)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory for a table of %lld keys", (long long)n);
+    for (int64_t i = 0; i < n; i++)
+        order[i] = i;
+    qsort_r(order, (size_t)n, sizeof *order, by_key, (void *)keys);
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (kept == 0 || compare_elements(keys, order[kept - 1], keys, order[i]) != 0)
+            order[kept++] = order[i];
+    tfpi_tensor k = {0}, v = {0};
+    tp_tensor_set_shape(&k, keys->dtype, 1, &kept);
+    tp_tensor_set_shape(&v, values->dtype, 1, &kept);
+    tfpi_code code = tp_tensor_alloc(&k, status);
+    if (code == TFPI_OK)
+        code = tp_tensor_alloc(&v, status);
+    size_t ks = tfpi_dtype_size(keys->dtype), vs = tfpi_dtype_size(values->dtype);
+    for (int64_t i = 0; code == TFPI_OK && i < kept; i++) {
+        memcpy((char *)k.data + (size_t)i * ks, (const char *)keys->data + (size_t)order[i] * ks, ks);
+        memcpy((char *)v.data + (size_t)i * vs, (const char *)values->data + (size_t)order[i] * vs, vs);
+    }
+    free(order);
+    if (code == TFPI_OK && keys->dtype == TFPI_STRING)
+        code = tp_tensor_own_strings(&k, status);
+    if (code == TFPI_OK && values->dtype == TFPI_STRING)
+        code = tp_tensor_own_strings(&v, status);
+    uint64_t bytes = code == TFPI_OK ? held_bytes(&k) + held_bytes(&v) : 0;
+    uint64_t others = vars->bytes - (t->value.dtype ? held_bytes(&t->value) + held_bytes(&t->keys) : 0);
+    char name[300];
+    if (code == TFPI_OK && vars->max_bytes && (bytes > vars->max_bytes || others > vars->max_bytes - bytes))
+        code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
+                               "table '%s' needs %llu bytes; with the %llu bytes the session's variables hold that "
+                               "is over the memory budget of %llu bytes (max_memory)",
+                               tp_resource_var_name(t, name, sizeof name), (unsigned long long)bytes,
+                               (unsigned long long)others, (unsigned long long)vars->max_bytes);
+    if (code != TFPI_OK) {
+        tp_tensor_release(&k);
+        tp_tensor_release(&v);
+        return code;
+    }
+    tp_tensor_release(&t->keys);
+    tp_tensor_release(&t->value);
+    t->keys = k;
+    t->value = v;
+    vars->bytes = others + bytes;
+    vars->generation++;
+    return TFPI_OK;
+}
+
+int64_t tp_resource_table_find(const tp_resource_var *t, const tfpi_tensor *query, int64_t i)
+{
+    int64_t lo = 0, hi = tp_num_elements(&t->keys);
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int c = compare_elements(&t->keys, mid, query, i);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
 void tp_resource_store_changed(tp_resource_store *vars)
 {
     vars->generation++;
@@ -131,6 +221,7 @@ void tp_resource_store_free(tp_resource_store *vars)
 {
     for (int i = 0; i < vars->count; i++) {
         tp_tensor_release(&vars->items[i]->value);
+        tp_tensor_release(&vars->items[i]->keys);
         free(vars->items[i]->container);
         free(vars->items[i]->shared_name);
         free(vars->items[i]);

@@ -15,10 +15,16 @@
 #include "core/tensor.h"
 #include "tfpi.h"
 
+/* What a resource is: a variable, or a lookup table (HashTableV2). */
+typedef enum tp_resource_kind { TP_RESOURCE_VARIABLE, TP_RESOURCE_TABLE } tp_resource_kind;
+
 typedef struct tp_resource_var {
     char *container, *shared_name;
-    tfpi_dtype dtype;  /* as its VarHandleOp declares */
-    tfpi_tensor value; /* dtype 0 until assigned; owns its data unless bound to a checkpoint */
+    tp_resource_kind kind;
+    tfpi_dtype dtype;  /* as its VarHandleOp declares; a table's key type */
+    tfpi_tensor value; /* dtype 0 until assigned; owns its data unless bound to a checkpoint;
+                          a table's values, in the order of its keys */
+    tfpi_tensor keys;  /* a table's keys, sorted (owned) */
 } tp_resource_var;
 
 typedef struct tp_resource_store {
@@ -29,11 +35,11 @@ typedef struct tp_resource_store {
     uint64_t max_bytes;  /* the session's budget */
 } tp_resource_store;
 
-/* The variable (container, shared_name), made (unassigned) if new; its
- * index, or -1 with status set (a dtype that disagrees with the one it was
- * made with, out of memory). */
-int tp_resource_store_add(tp_resource_store *vars, const char *container, const char *shared_name, tfpi_dtype dtype,
-                             tfpi_status *status);
+/* The resource (kind, container, shared_name), made (unassigned) if new;
+ * its index, or -1 with status set (a dtype that disagrees with the one it
+ * was made with, out of memory). */
+int tp_resource_store_add(tp_resource_store *vars, tp_resource_kind kind, const char *container,
+                          const char *shared_name, tfpi_dtype dtype, tfpi_status *status);
 /* The variable a handle value names, or NULL. */
 tp_resource_var *tp_resource_store_get(tp_resource_store *vars, intptr_t handle);
 /* Gives v a deep copy of value (shape and dtype may change, as
@@ -48,6 +54,12 @@ tfpi_code tp_resource_var_bind(tp_resource_store *vars, tp_resource_var *v, cons
 /* Makes v's value its own copy if it is borrowed, before it changes in
  * place. */
 tfpi_code tp_resource_var_own(tp_resource_store *vars, tp_resource_var *v, tfpi_status *status);
+/* Fills table t with keys and values (copies; keys sorted, values in their
+ * order); a key given twice keeps its first value. Within the budget. */
+tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, const tfpi_tensor *keys,
+                                 const tfpi_tensor *values, tfpi_status *status);
+/* Index in t's keys of element i of `query` (same dtype), or -1. */
+int64_t tp_resource_table_find(const tp_resource_var *t, const tfpi_tensor *query, int64_t i);
 /* Records that a value changed in place (AssignAddVariableOp). */
 void tp_resource_store_changed(tp_resource_store *vars);
 /* "container/shared_name" or "shared_name" into buf. */

@@ -5,7 +5,9 @@
 # their checkpoint weights (tf2_saved_model_refs.py, 1e-5), the digit model
 # also against its TFLite twin's own weights, on 1 and 3 threads; the LSTM
 # through benchmark_model and print_required_ops (the ops inside its
-# functions and what its While loops are lowered to); a copy without variables/, with a key missing,
+# functions and what its While loops are lowered to); iris_tf1's classify
+# signature on serialized tf.Examples (ParseExample, a string lookup table
+# its init op fills) against numpy, and broken examples; a copy without variables/, with a key missing,
 # of the wrong shape or dtype: one error line naming the variable.
 . tests/cli/lib.sh
 PY=${TFPI_PYTHON:-/usr/bin/python3}
@@ -44,6 +46,29 @@ expect_output "print_required_ops lists the ops inside the LSTM's functions" \
     print_required_ops --graph=$SM/stock_lstm_tf2
 expect_output "print_required_ops lists what While is lowered to" "kernels/control_flow.c  # Enter Exit LoopCond Merge" \
     print_required_ops --graph=$SM/stock_lstm_tf2
+
+# iris_tf1's classify signature: serialized tf.Example in, class names and scores out
+$PY $REFS iris "$SM" "$T"
+for row in 0 50 100 149; do
+    run_tool run_graph --graph=$SM/iris_tf1/1 --input=inputs=@"$T/iris_ex$row.bin" --output=classes \
+        --output=scores="$T/iris_scores.npy"
+    near "iris_tf1 classify (ParseExample, TopKV2), iris.csv row $row: scores" "$T/iris_scores.npy" \
+        "$T/iris_ex${row}_scores.npy"
+    if [ "$rc" -eq 0 ] && [ "$(cat "$CLI_TMP/out")" = "$(cat "$T/iris_ex${row}_classes.txt")" ]; then
+        cli_result "iris_tf1 classify, iris.csv row $row: class names (HashTableV2 filled by its initializer)" yes ""
+    else
+        cli_result "iris_tf1 classify, iris.csv row $row: class names" no "$(head -c 300 "$CLI_TMP/out")"
+    fi
+done
+expect_error "a serialized example that is not a tf.Example" \
+    "node 'ParseExample/ParseExample' \(ParseExample\): example 0: feature 'x' the example is not a valid tf.Example" \
+    run_graph --graph=$SM/iris_tf1/1 --input=inputs=@"$T/iris_bad_wire.bin" --output=scores
+expect_error "an example without the feature" "example 0: feature 'x' is required, and the example lacks it" \
+    run_graph --graph=$SM/iris_tf1/1 --input=inputs=@"$T/iris_missing.bin" --output=scores
+expect_error "an example with int64s for floats" "example 0: feature 'x' is not a float_list" \
+    run_graph --graph=$SM/iris_tf1/1 --input=inputs=@"$T/iris_int.bin" --output=scores
+expect_error "an example with 2 values for 4" "example 0: feature 'x' has another number of values than its shape" \
+    run_graph --graph=$SM/iris_tf1/1 --input=inputs=@"$T/iris_short.bin" --output=scores
 
 key=layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE
 for kind in no_variables missing_key wrong_shape wrong_dtype; do

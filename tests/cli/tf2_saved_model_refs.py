@@ -12,17 +12,25 @@ activation ReLU as its cells hold; then Dense 1 on every step).
 
     tf2_saved_model_refs.py make SAVEDMODEL_DIR OUT
     tf2_saved_model_refs.py damage SRC_DIR OUT_DIR KIND KEY
+    tf2_saved_model_refs.py iris SAVEDMODEL_DIR OUT
 
 make writes OUT/<model>_in.npy and OUT/<model>_want.npy (and
 digit_tflite_want.npy); damage copies a SavedModel with checkpoint key KEY
-missing, of another shape or dtype, or with no variables/ at all."""
+missing, of another shape or dtype, or with no variables/ at all. iris
+writes serialized tf.Examples of iris.csv rows for iris_tf1's classify
+signature (ParseExample, the MLP, TopKV2, a string table) with the scores
+numpy gives (saved_model_refs.iris, from the checkpoint) and the class names
+in score order (names in iris.csv's order of first appearance), and broken
+examples."""
 import os
 import shutil
+import struct
 import sys
 
 import numpy as np
 
 import checkpoint_files as ck
+import saved_model_refs
 import tflite_file
 
 ATTR = "/.ATTRIBUTES/VARIABLE_VALUE"
@@ -128,6 +136,40 @@ def damage(src, out, kind, key):
     ck.write_bundle(os.path.join(variables, "variables"), tensors)
 
 
+def tf_example(features):
+    """A serialized tf.Example: name -> ("float"|"int64", values), packed."""
+    entries = b""
+    for name, (kind, values) in features.items():
+        packed = struct.pack("<%df" % len(values), *values) if kind == "float" else b"".join(
+            ck.varint(v) for v in values)
+        feature = ck.field_bytes(2 if kind == "float" else 3, ck.field_bytes(1, packed))
+        entries += ck.field_bytes(1, ck.field_bytes(1, name.encode()) + ck.field_bytes(2, feature))
+    return ck.field_bytes(1, entries)
+
+
+def iris_examples(sm, out):
+    rows = [line.strip().split(",") for line in open(os.path.join(sm, "iris_tf1", "iris.csv")) if line.strip()]
+    names = []
+    for row in rows:
+        if row[4] not in names:
+            names.append(row[4])
+    w = saved_model_refs.weights(os.path.join(sm, "iris_tf1", "1", "variables", "variables"))
+    for i in (0, 50, 100, 149):
+        x = np.array([float(v) for v in rows[i][:4]], np.float32)
+        with open(os.path.join(out, "iris_ex%d.bin" % i), "wb") as f:
+            f.write(tf_example({"x": ("float", x.tolist())}))
+        p = saved_model_refs.iris(w, x.astype(np.float64)[None])[0]
+        order = sorted(range(3), key=lambda k: (-p[k], k))
+        np.save(os.path.join(out, "iris_ex%d_scores.npy" % i), p[order][None].astype(np.float32))
+        with open(os.path.join(out, "iris_ex%d_classes.txt" % i), "w") as f:
+            f.write("classes: string [1,3] %s\n" % " ".join('"%s"' % names[k] for k in order))
+    broken = {"bad_wire": b"\x0a\xff\x01", "missing": tf_example({"y": ("float", [1.0, 2.0, 3.0, 4.0])}),
+              "int": tf_example({"x": ("int64", [5, 3, 1, 0])}), "short": tf_example({"x": ("float", [5.1, 3.5])})}
+    for name, data in broken.items():
+        with open(os.path.join(out, "iris_%s.bin" % name), "wb") as f:
+            f.write(data)
+
+
 def make(sm, out):
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(2026)
@@ -147,5 +189,7 @@ def make(sm, out):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "iris":
+        iris_examples(sys.argv[2], sys.argv[3])
     else:
         damage(*sys.argv[2:6])
