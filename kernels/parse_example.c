@@ -55,7 +55,8 @@ static const tfpi_bytes *dense_key(tp_op_ctx *ctx, const layout *l, int j)
     return &((const tfpi_bytes *)keys->data)[l->v2 ? j : 0];
 }
 
-/* Shape attr entry j (fully known) into dims; its element count or -1. */
+/* Shape attr entry j (fully known) into dims; its element count, -1 if
+ * it is not fully known, -2 if it is over 2^24 elements. */
 static int64_t dense_shape(tp_op_ctx *ctx, int j, int64_t *dims, int *ndims)
 {
     const Tfpi__AttrValue *shapes = tp_attr(ctx->def, "dense_shapes");
@@ -67,8 +68,10 @@ static int64_t dense_shape(tp_op_ctx *ctx, int j, int64_t *dims, int *ndims)
         return -1;
     *ndims = (int)s->n_dim;
     for (size_t d = 0; d < s->n_dim; d++) {
-        if (s->dim[d]->size < 0 || s->dim[d]->size > (1 << 24) || (count *= s->dim[d]->size) > (1 << 24))
+        if (s->dim[d]->size < 0)
             return -1;
+        if (s->dim[d]->size > (1 << 24) || (count *= s->dim[d]->size) > (1 << 24))
+            return -2;
         dims[d] = s->dim[d]->size;
     }
     return count;
@@ -100,7 +103,9 @@ static tfpi_code parse_prepare(tp_op_ctx *ctx)
         int64_t count = dense_shape(ctx, j, dims + batch, &ndims);
         tfpi_dtype type = (tfpi_dtype)tdense->list->type[j];
         if (count < 0)
-            return tp_fail(ctx, TFPI_UNIMPLEMENTED, "dense feature %d needs a fully known shape", j);
+            return tp_fail(ctx, count == -1 ? TFPI_UNIMPLEMENTED : TFPI_INVALID_ARGUMENT,
+                           count == -1 ? "dense feature %d needs a fully known shape"
+                                       : "dense feature %d has more than 2^24 elements per example", j);
         if (type != TFPI_FLOAT && type != TFPI_INT64 && type != TFPI_STRING)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "dense feature %d is %s (float, int64 or string only)", j,
                            tfpi_dtype_name(type));
