@@ -16,30 +16,10 @@
 
 static tfpi_code table_prepare(tp_op_ctx *ctx)
 {
-    tfpi_code code = tp_expect_inputs(ctx, 0, 0);
-    if (code != TFPI_OK)
-        return code;
-    if (!ctx->variables)
-        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "tables need a session");
-    char container[256], shared_name[256];
-    tp_attr_string(ctx->def, "container", container, sizeof container, "");
-    tp_attr_string(ctx->def, "shared_name", shared_name, sizeof shared_name, "");
-    if (!shared_name[0]) /* use_node_name_sharing or not: one table per node in a session */
-        snprintf(shared_name, sizeof shared_name, "%s", ctx->def->name);
     tfpi_dtype key = tp_attr_type(ctx->def, "key_dtype", 0);
     if (key != TFPI_INT32 && key != TFPI_INT64 && key != TFPI_STRING)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "keys of type %s are not supported", tfpi_dtype_name(key));
-    int index = tp_resource_store_add(ctx->variables, TP_RESOURCE_TABLE, container, shared_name, key, ctx->status);
-    if (index < 0)
-        return tp_fail(ctx, ctx->status->code, "%s", ctx->status->message);
-    intptr_t *handle = malloc(sizeof *handle);
-    if (!handle)
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    *handle = index + 1;
-    ctx->state = handle;
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_RESOURCE, 0, NULL);
-    ctx->outputs[0].data = handle;
-    return TFPI_OK;
+    return tp_resource_handle_output(ctx, TP_RESOURCE_TABLE, key) ? TFPI_OK : ctx->status->code;
 }
 
 static tfpi_code nothing_to_run(tp_op_ctx *ctx)

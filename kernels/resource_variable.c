@@ -42,33 +42,13 @@ static tfpi_code restore(tp_op_ctx *ctx, tp_resource_var *v)
 
 static tfpi_code var_handle_prepare(tp_op_ctx *ctx)
 {
-    tfpi_code code = tp_expect_inputs(ctx, 0, 0);
-    if (code != TFPI_OK)
-        return code;
-    if (!ctx->variables)
-        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "resource variables need a session");
     tfpi_dtype dtype = tp_attr_type(ctx->def, "dtype", 0);
     if (!dtype || !tfpi_dtype_size(dtype) || dtype == TFPI_RESOURCE || dtype == TFPI_VARIANT)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute dtype must be a type tfpi can hold");
-    char container[256], shared_name[256];
-    tp_attr_string(ctx->def, "container", container, sizeof container, "");
-    tp_attr_string(ctx->def, "shared_name", shared_name, sizeof shared_name, "");
-    if (!shared_name[0])
-        snprintf(shared_name, sizeof shared_name, "%s", ctx->def->name);
-    int index = tp_resource_store_add(ctx->variables, TP_RESOURCE_VARIABLE, container, shared_name, dtype, ctx->status);
-    if (index < 0)
-        return tp_fail(ctx, ctx->status->code, "%s", ctx->status->message);
-    tp_resource_var *v = tp_resource_store_get(ctx->variables, index + 1);
-    if (!v->value.dtype && (code = restore(ctx, v)) != TFPI_OK)
-        return code;
-    intptr_t *handle = malloc(sizeof *handle);
-    if (!handle)
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    *handle = index + 1;
-    ctx->state = handle;
-    tp_tensor_set_shape(&ctx->outputs[0], TFPI_RESOURCE, 0, NULL);
-    ctx->outputs[0].data = handle;
-    return TFPI_OK;
+    tp_resource_var *v = tp_resource_handle_output(ctx, TP_RESOURCE_VARIABLE, dtype);
+    if (!v)
+        return ctx->status->code;
+    return v->value.dtype ? TFPI_OK : restore(ctx, v);
 }
 
 static tfpi_code nothing_to_run(tp_op_ctx *ctx)

@@ -1,6 +1,8 @@
 /* resource_store.c - a session's resource variables (resource_store.h). */
 #include "kernel/resource_store.h"
 
+#include "kernel/kernel.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +212,33 @@ int64_t tp_resource_table_find(const tp_resource_var *t, const tfpi_tensor *quer
             hi = mid;
     }
     return -1;
+}
+
+tp_resource_var *tp_resource_handle_output(struct tp_op_ctx *ctx, tp_resource_kind kind, tfpi_dtype dtype)
+{
+    if (tp_expect_inputs(ctx, 0, 0) != TFPI_OK)
+        return NULL;
+    if (!ctx->variables) {
+        tp_fail(ctx, TFPI_UNIMPLEMENTED, "resources (variables, tables) need a session");
+        return NULL;
+    }
+    char container[256], shared_name[256];
+    tp_attr_string(ctx->def, "container", container, sizeof container, "");
+    tp_attr_string(ctx->def, "shared_name", shared_name, sizeof shared_name, "");
+    if (!shared_name[0])
+        snprintf(shared_name, sizeof shared_name, "%s", ctx->def->name);
+    int index = tp_resource_store_add(ctx->variables, kind, container, shared_name, dtype, ctx->status);
+    intptr_t *handle = index >= 0 ? malloc(sizeof *handle) : NULL;
+    if (!handle) {
+        tp_fail(ctx, index < 0 ? ctx->status->code : TFPI_OUT_OF_MEMORY, "%s",
+                index < 0 ? ctx->status->message : "out of memory");
+        return NULL;
+    }
+    *handle = index + 1;
+    ctx->state = handle;
+    tp_tensor_set_shape(&ctx->outputs[0], TFPI_RESOURCE, 0, NULL);
+    ctx->outputs[0].data = handle;
+    return ctx->variables->items[index];
 }
 
 void tp_resource_store_changed(tp_resource_store *vars)

@@ -60,6 +60,12 @@ tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, co
                                  const tfpi_tensor *values, tfpi_status *status);
 /* Index in t's keys of element i of `query` (same dtype), or -1. */
 int64_t tp_resource_table_find(const tp_resource_var *t, const tfpi_tensor *query, int64_t i);
+struct tp_op_ctx;
+/* For VarHandleOp and HashTableV2: the node's resource (its container and
+ * shared_name attributes; an empty shared_name means the node's name), made
+ * if new, and output 0 its handle, known while planning (held in
+ * ctx->state: the kernel's release is free). NULL with the node's error. */
+tp_resource_var *tp_resource_handle_output(struct tp_op_ctx *ctx, tp_resource_kind kind, tfpi_dtype dtype);
 /* Records that a value changed in place (AssignAddVariableOp). */
 void tp_resource_store_changed(tp_resource_store *vars);
 /* "container/shared_name" or "shared_name" into buf. */
