@@ -28,9 +28,12 @@ static tfpi_code nothing_to_run(tp_op_ctx *ctx)
     return TFPI_OK;
 }
 
-/* The table behind input 0. */
-static tfpi_code get_table(tp_op_ctx *ctx, tp_resource_var **out)
+/* The table behind input 0; with inputs >= 0 (prepare), the node must have
+ * that many inputs. */
+static tfpi_code get_table(tp_op_ctx *ctx, int inputs, tp_resource_var **out)
 {
+    if (inputs >= 0 && tp_expect_inputs(ctx, inputs, inputs) != TFPI_OK)
+        return ctx->status->code;
     const tfpi_tensor *h = ctx->inputs[0];
     tp_resource_var *t = h->dtype == TFPI_RESOURCE && h->ndims == 0 && h->data
                              ? tp_resource_store_get(ctx->variables, *(const intptr_t *)h->data)
@@ -45,9 +48,7 @@ static tfpi_code fill_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *t = NULL;
     char name[300];
-    tfpi_code code = tp_expect_inputs(ctx, 3, 3);
-    if (code == TFPI_OK)
-        code = get_table(ctx, &t);
+    tfpi_code code = get_table(ctx, 3, &t);
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *keys = ctx->inputs[1], *values = ctx->inputs[2];
@@ -65,7 +66,7 @@ static tfpi_code fill_prepare(tp_op_ctx *ctx)
 static tfpi_code fill_run(tp_op_ctx *ctx)
 {
     tp_resource_var *t = NULL;
-    tfpi_code code = get_table(ctx, &t);
+    tfpi_code code = get_table(ctx, -1, &t);
     if (code != TFPI_OK)
         return code;
     if (t->value.dtype && strcmp(ctx->def->op, "InitializeTableV2") == 0)
@@ -77,9 +78,7 @@ static tfpi_code find_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *t = NULL;
     char name[300];
-    tfpi_code code = tp_expect_inputs(ctx, 3, 3);
-    if (code == TFPI_OK)
-        code = get_table(ctx, &t);
+    tfpi_code code = get_table(ctx, 3, &t);
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *keys = ctx->inputs[1], *fallback = ctx->inputs[2];
@@ -98,7 +97,7 @@ static tfpi_code find_prepare(tp_op_ctx *ctx)
 static tfpi_code find_run(tp_op_ctx *ctx)
 {
     tp_resource_var *t = NULL;
-    tfpi_code code = get_table(ctx, &t);
+    tfpi_code code = get_table(ctx, -1, &t);
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *keys = ctx->inputs[1];
@@ -115,9 +114,7 @@ static tfpi_code find_run(tp_op_ctx *ctx)
 static tfpi_code size_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *t = NULL;
-    tfpi_code code = tp_expect_inputs(ctx, 1, 1);
-    if (code == TFPI_OK)
-        code = get_table(ctx, &t);
+    tfpi_code code = get_table(ctx, 1, &t);
     if (code == TFPI_OK)
         tp_tensor_set_shape(&ctx->outputs[0], TFPI_INT64, 0, NULL);
     return code;
@@ -126,7 +123,7 @@ static tfpi_code size_prepare(tp_op_ctx *ctx)
 static tfpi_code size_run(tp_op_ctx *ctx)
 {
     tp_resource_var *t = NULL;
-    tfpi_code code = get_table(ctx, &t);
+    tfpi_code code = get_table(ctx, -1, &t);
     if (code == TFPI_OK)
         *(int64_t *)ctx->outputs[0].data = t->value.dtype ? tp_num_elements(&t->keys) : 0;
     return code;

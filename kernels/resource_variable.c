@@ -57,9 +57,12 @@ static tfpi_code nothing_to_run(tp_op_ctx *ctx)
     return TFPI_OK;
 }
 
-/* The variable behind input 0, known (assigned) unless `unassigned_ok`. */
-static tfpi_code get_variable(tp_op_ctx *ctx, bool unassigned_ok, tp_resource_var **out)
+/* The variable behind input 0, known (assigned) unless `unassigned_ok`;
+ * with inputs >= 0 (prepare), the node must have that many inputs. */
+static tfpi_code get_variable(tp_op_ctx *ctx, int inputs, bool unassigned_ok, tp_resource_var **out)
 {
+    if (inputs >= 0 && tp_expect_inputs(ctx, inputs, inputs) != TFPI_OK)
+        return ctx->status->code;
     const tfpi_tensor *h = ctx->inputs[0];
     char name[300];
     if (h->dtype != TFPI_RESOURCE || h->ndims != 0)
@@ -89,9 +92,7 @@ static tfpi_code get_variable(tp_op_ctx *ctx, bool unassigned_ok, tp_resource_va
 static tfpi_code read_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = tp_expect_inputs(ctx, 1, 1);
-    if (code == TFPI_OK)
-        code = get_variable(ctx, false, &v);
+    tfpi_code code = get_variable(ctx, 1, false, &v);
     if (code != TFPI_OK)
         return code;
     tp_tensor_set_shape(&ctx->outputs[0], v->value.dtype, v->value.ndims, v->value.dims);
@@ -102,7 +103,7 @@ static tfpi_code read_prepare(tp_op_ctx *ctx)
 static tfpi_code read_run(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = get_variable(ctx, false, &v);
+    tfpi_code code = get_variable(ctx, -1, false, &v);
     if (code == TFPI_OK && ctx->outputs[0].data != v->value.data)
         memcpy(ctx->outputs[0].data, v->value.data, tp_byte_size(&v->value));
     return code;
@@ -112,9 +113,7 @@ static tfpi_code assign_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
     char name[300];
-    tfpi_code code = tp_expect_inputs(ctx, 2, 2);
-    if (code == TFPI_OK)
-        code = get_variable(ctx, strcmp(ctx->def->op, "AssignVariableOp") == 0, &v);
+    tfpi_code code = get_variable(ctx, 2, strcmp(ctx->def->op, "AssignVariableOp") == 0, &v);
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *value = ctx->inputs[1];
@@ -147,7 +146,7 @@ static tfpi_code assign_prepare(tp_op_ctx *ctx)
 static tfpi_code assign_run(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = get_variable(ctx, true, &v);
+    tfpi_code code = get_variable(ctx, -1, true, &v);
     if (code != TFPI_OK)
         return code;
     if (strcmp(ctx->def->op, "AssignVariableOp") == 0)
@@ -183,9 +182,7 @@ static tfpi_code assign_run(tp_op_ctx *ctx)
 static tfpi_code gather_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = tp_expect_inputs(ctx, 2, 2);
-    if (code == TFPI_OK)
-        code = get_variable(ctx, false, &v);
+    tfpi_code code = get_variable(ctx, 2, false, &v);
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *indices = ctx->inputs[1];
@@ -209,7 +206,7 @@ static tfpi_code gather_prepare(tp_op_ctx *ctx)
 static tfpi_code gather_run(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = get_variable(ctx, false, &v);
+    tfpi_code code = get_variable(ctx, -1, false, &v);
     if (code != TFPI_OK)
         return code;
     const tfpi_tensor *indices = ctx->inputs[1];
@@ -229,9 +226,7 @@ static tfpi_code gather_run(tp_op_ctx *ctx)
 static tfpi_code shape_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = tp_expect_inputs(ctx, 1, 1);
-    if (code == TFPI_OK)
-        code = get_variable(ctx, false, &v);
+    tfpi_code code = get_variable(ctx, 1, false, &v);
     if (code != TFPI_OK)
         return code;
     tfpi_dtype type = tp_attr_type(ctx->def, "out_type", TFPI_INT32);
@@ -244,7 +239,7 @@ static tfpi_code shape_prepare(tp_op_ctx *ctx)
 static tfpi_code shape_run(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = get_variable(ctx, false, &v);
+    tfpi_code code = get_variable(ctx, -1, false, &v);
     for (int d = 0; code == TFPI_OK && d < v->value.ndims; d++) {
         if (ctx->outputs[0].dtype == TFPI_INT32)
             ((int32_t *)ctx->outputs[0].data)[d] = (int32_t)v->value.dims[d];
@@ -257,9 +252,7 @@ static tfpi_code shape_run(tp_op_ctx *ctx)
 static tfpi_code initialized_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = tp_expect_inputs(ctx, 1, 1);
-    if (code == TFPI_OK)
-        code = get_variable(ctx, true, &v);
+    tfpi_code code = get_variable(ctx, 1, true, &v);
     if (code == TFPI_OK)
         tp_tensor_set_shape(&ctx->outputs[0], TFPI_BOOL, 0, NULL);
     return code;
@@ -268,7 +261,7 @@ static tfpi_code initialized_prepare(tp_op_ctx *ctx)
 static tfpi_code initialized_run(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
-    tfpi_code code = get_variable(ctx, true, &v);
+    tfpi_code code = get_variable(ctx, -1, true, &v);
     if (code == TFPI_OK)
         *(uint8_t *)ctx->outputs[0].data = v->value.dtype != 0;
     return code;
