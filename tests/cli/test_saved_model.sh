@@ -68,6 +68,36 @@ expect_error "a .meta without its checkpoint" "alone.meta: a MetaGraphDef whose 
 expect_error "a frozen graph's variables without a checkpoint" "node 'Variable' \(VariableV2\): a variable with no value" \
     run_graph --graph="$T/no_checkpoint.pb" --output=v
 
+# The wrong file says what it is.
+$PY -c "
+import zipfile
+open('$T/model.h5', 'wb').write(b'\x89HDF\r\n\x1a\n' + bytes(600))
+with zipfile.ZipFile('$T/model.keras', 'w') as z:
+    z.writestr('config.json', '{}')
+    z.writestr('model.weights.h5', b'')
+graph = b'\x0a\x05\x12\x03add'  # GraphProto: a node
+open('$T/model.onnx', 'wb').write(b'\x08\x07\x12\x07pytorch\x3a' + bytes([len(graph)]) + graph)"
+mkdir -p "$T/empty_dir"
+wrong() { # NAME PATTERN PATH
+    expect_error "$1" "$2" run_graph --graph="$3" --output=y
+}
+wrong "a .tflite" "tflite_model.tflite: a TensorFlow Lite model \(.tflite\), not a TensorFlow graph" \
+    $SM/digit_tflite_tf2/tflite_model.tflite
+wrong "a Keras .h5" "model.h5: a Keras HDF5 model \(.h5\): save it as a SavedModel" "$T/model.h5"
+wrong "a Keras 3 .keras" "model.keras: a Keras 3 model \(.keras\): export a SavedModel" "$T/model.keras"
+wrong "an ONNX model" "model.onnx: an ONNX model, not a TensorFlow graph" "$T/model.onnx"
+wrong "a SavedModel's saved_model.pb" "xor_tf1/1/saved_model.pb: the saved_model.pb of a SavedModel: open its directory \(.*xor_tf1/1\)" \
+    $SM/xor_tf1/1/saved_model.pb
+wrong "a checkpoint's .index" "model.ckpt.index: a checkpoint's index file .*--graph=.*model.ckpt.meta" \
+    $SM/houseprices_ckpt/model.ckpt.index
+wrong "a checkpoint's data file" "variables.data-00000-of-00001: a checkpoint's data file" \
+    $SM/xor_tf1/1/variables/variables.data-00000-of-00001
+wrong "a checkpoint prefix" "houseprices_ckpt/model.ckpt: a checkpoint prefix" $SM/houseprices_ckpt/model.ckpt
+wrong "a directory that is none of these" "empty_dir: a directory that is not a SavedModel \(no saved_model.pb\) nor a training checkpoint directory" \
+    "$T/empty_dir"
+expect_error "summarize_graph names a .tflite too" "a TensorFlow Lite model" \
+    summarize_graph --in_graph=$SM/digit_tflite_tf2/tflite_model.tflite
+
 # A frozen MobileNet as a SavedModel and as a .meta + checkpoint.
 MODEL=downloads/models/mobilenet_v1_0.25_224
 OUT=MobilenetV1/Predictions/Reshape_1
