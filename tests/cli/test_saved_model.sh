@@ -8,18 +8,7 @@
 # frozen graph's exact outputs in every tool, and each error case as one
 # line naming the file and what is wrong.
 . tests/cli/lib.sh
-PY=${TFPI_PYTHON:-/usr/bin/python3}
-SM=../shared/testdata/savedmodel
-REFS=tests/cli/saved_model_refs.py
-T=$CLI_TMP
-$PY $REFS make "$SM" "$T"
-
-# near NAME GOT WANT [TOL]: the run before succeeded and GOT is within TOL of WANT.
-near() {
-    if [ "$rc" -ne 0 ]; then cli_result "$1" no "exit status $rc: $(head -c 300 "$CLI_TMP/err")"; return; fi
-    if $PY $REFS compare "$2" "$3" "${4:-1e-5}" >"$T/cmp"; then cli_result "$1 ($(cat "$T/cmp"))" yes ""
-    else cli_result "$1" no "$(cat "$T/cmp")"; fi
-}
+. tests/cli/saved_model_lib.sh
 
 run_tool run_graph --graph=$SM/xor_tf1/1 --input=inputs="$T/xor_in.npy" --output=prediction="$T/xor.npy"
 near "xor_tf1 serving_default by signature keys" "$T/xor.npy" "$T/xor_want.npy"
@@ -116,15 +105,28 @@ same_labels() { # NAME TOOL ARGS...: stdout equal to the frozen graph's labels
 same_labels "label_image on a SavedModel (signature keys as the default layers)" label_image --graph="$T/mobilenet"
 same_labels "label_image on a .meta + checkpoint" label_image --graph="$T/mobilenet_meta/model.ckpt.meta"
 same_labels "label_image on a training directory" label_image --graph="$T/mobilenet_meta"
-$PY -c "
-import numpy as np
-np.save('$T/image.npy', np.random.default_rng(1).uniform(-1, 1, (1, 224, 224, 3)).astype(np.float32))"
 run_tool run_graph --graph=$MODEL/frozen_graph.pb --input=input="$T/image.npy" --output=$OUT="$T/frozen.npy"
 for form in mobilenet mobilenet_meta; do
     run_tool run_graph --graph="$T/$form" --input=input="$T/image.npy" --output=$OUT="$T/$form.npy"
-    if [ "$rc" -eq 0 ] && cmp -s "$T/frozen.npy" "$T/$form.npy"; then cli_result "run_graph $form: the frozen graph's exact outputs" yes ""
-    else cli_result "run_graph $form: the frozen graph's exact outputs" no "exit $rc: $(head -c 300 "$CLI_TMP/err")"; fi
+    same_npy "run_graph $form: the frozen graph's exact outputs" "$T/frozen.npy" "$T/$form.npy"
 done
+mkdir -p "$T/frames"
+cp downloads/images/grace_hopper.jpg "$T/frames/"
+run_tool camera --frames_from="$T/frames" --print_threshold=0
+cp "$CLI_TMP/out" "$T/camera_frozen"
+run_tool camera --graph="$T/mobilenet" --frames_from="$T/frames" --print_threshold=0
+if [ "$rc" -eq 0 ] && [ -s "$T/camera_frozen" ] && cmp -s "$CLI_TMP/out" "$T/camera_frozen"; then
+    cli_result "camera on a SavedModel announces what it does on the frozen graph ($(cat "$T/camera_frozen"))" yes ""
+else cli_result "camera on a SavedModel" no "exit $rc: $(head -c 300 "$CLI_TMP/err") $(cat "$CLI_TMP/out")"; fi
+DET=${TFPI_TESTDATA:-../shared/testdata}/detection/ssd_aiy
+$PY tests/cli/make_saved_model.py $DET/frozen_inference_graph.pb "$T/ssd" --input=image_tensor --output=detection_boxes
+$PY tests/cli/detection_reference.py png "$DET/grace_hopper.image_tensor.npy" "$T/grace_hopper.png"
+run_tool detect --graph=$DET/frozen_inference_graph.pb --labels=$DET/labels.txt --image="$T/grace_hopper.png" --threshold=0.05
+cp "$CLI_TMP/out" "$T/detect_frozen"
+run_tool detect --graph="$T/ssd" --labels=$DET/labels.txt --image="$T/grace_hopper.png" --threshold=0.05
+if [ "$rc" -eq 0 ] && [ -s "$T/detect_frozen" ] && cmp -s "$CLI_TMP/out" "$T/detect_frozen"; then
+    cli_result "detect on a SavedModel finds what it does on the frozen graph ($(wc -l <"$T/detect_frozen") boxes)" yes ""
+else cli_result "detect on a SavedModel" no "exit $rc: $(head -c 300 "$CLI_TMP/err")"; fi
 expect_output "benchmark_model on a SavedModel by signature keys" "Average inference timings|avg" \
     benchmark_model --graph="$T/mobilenet" --input_layer=images --output_layer=scores --num_runs=2 --warmup_runs=1
 cli_summary
