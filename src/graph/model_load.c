@@ -222,9 +222,9 @@ static tfpi_graph *load_other(const char *path, const tfpi_load_options *o, tfpi
     if (!bytes)
         return NULL;
     tp_meta_graph mg;
-    bool meta = tp_meta_graph_read(bytes, size, path, &mg, NULL) == TFPI_OK && mg.info;
-    if (meta)
-        tp_meta_graph_free(&mg);
+    bool meta = tp_meta_graph_read(bytes, size, path, &mg, NULL) == TFPI_OK;
+    meta = meta && mg.info; /* a GraphDef can read as a MetaGraphDef with only a graph_def */
+    tp_meta_graph_free(&mg);
     char hint[1024];
     const char *what = meta ? NULL : tp_model_format_hint(bytes, size, path, hint, sizeof hint);
     munmap(bytes, size);
