@@ -65,6 +65,19 @@ static tfpi_code set_key(binder *b, int var, const ProtobufCBinaryData *key, con
     return TFPI_OK;
 }
 
+/* The edge an input comes through once Identity nodes are skipped (an
+ * inlined restore function passes its handles and values through them). */
+static tp_edge through_identities(const tfpi_graph *g, tp_edge e)
+{
+    for (int hops = 0; hops < 64; hops++) {
+        const tp_node *node = &g->nodes[e.node];
+        if (strcmp(node->def->op, "Identity") != 0 || node->num_inputs < 1)
+            break;
+        e = node->inputs[0];
+    }
+    return e;
+}
+
 /* An `Assign`/`AssignVariableOp` of a variable from RestoreV2:i. */
 static tfpi_code read_assign(binder *b, int n, tfpi_status *status)
 {
@@ -73,8 +86,9 @@ static tfpi_code read_assign(binder *b, int n, tfpi_status *status)
     const char *op = node->def->op;
     if ((strcmp(op, "Assign") != 0 && strcmp(op, "AssignVariableOp") != 0) || node->num_inputs < 2)
         return TFPI_OK;
-    int var = node->inputs[0].node;
-    const tp_node *restore = &g->nodes[node->inputs[1].node];
+    int var = through_identities(g, node->inputs[0]).node;
+    tp_edge value = through_identities(g, node->inputs[1]);
+    const tp_node *restore = &g->nodes[value.node];
     if (b->var_of_node[var] < 0 || restore->num_inputs < 3)
         return TFPI_OK;
     if (strcmp(restore->def->op, "Restore") == 0 || strcmp(restore->def->op, "RestoreSlice") == 0)
@@ -84,7 +98,7 @@ static tfpi_code read_assign(binder *b, int n, tfpi_status *status)
                                b->info->source, restore->def->op);
     if (strcmp(restore->def->op, "RestoreV2") != 0)
         return TFPI_OK;
-    int index = node->inputs[1].index;
+    int index = value.index;
     const ProtobufCBinaryData *key = const_string(&g->nodes[restore->inputs[1].node], index);
     const ProtobufCBinaryData *slice = const_string(&g->nodes[restore->inputs[2].node], index);
     return set_key(b, var, key, slice, status);

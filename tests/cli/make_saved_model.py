@@ -8,6 +8,7 @@ independently of tfpi, with tests/diff/graphdef.py and checkpoint_files.py.
   make_saved_model.py FROZEN.pb OUT_DIR --input=NAME --output=NAME
       [--input_key=images --output_key=scores] [--rename] [--partition=NAME]
       [--meta]   (OUT_DIR/model.ckpt.meta + model.ckpt.* instead of a SavedModel)
+      [--identities]   (the restore graph's Assigns read through Identity nodes)
 
 --rename saves every variable under "renamed/<name>" (so only the restore
 graph, not the node names, says which key a variable takes); --partition
@@ -94,9 +95,10 @@ def convert(graph_bytes, rename, partition):
     return out, tensors, partitions, restores
 
 
-def saver_nodes(restores):
+def saver_nodes(restores, identities=False):
     """tf.train.Saver's restore half: save/Const (the prefix, fed), RestoreV2,
-    one Assign per variable, save/restore_all."""
+    one Assign per variable, save/restore_all. With identities, each Assign's
+    inputs come through Identity nodes, as in an inlined restore function."""
     dtypes = [1] * len(restores)
     out = raw_node("save/Const", "Const", [], {"dtype": attr_type(7), "value": attr_tensor(string_tensor(["model"]))})
     out += raw_node("save/RestoreV2/tensor_names", "Const", [],
@@ -110,7 +112,12 @@ def saver_nodes(restores):
     for i, (var, _, _) in enumerate(restores):
         name = "save/Assign" + ("_%d" % i if i else "")
         assigns.append("^" + name)
-        out += raw_node(name, "Assign", [var, "save/RestoreV2:%d" % i],
+        inputs = [var, "save/RestoreV2:%d" % i]
+        if identities:
+            for k, what in enumerate(("handle", "value")):
+                out += raw_node("%s/%s" % (name, what), "Identity", [inputs[k]], {"T": attr_type(1)})
+                inputs[k] = "%s/%s" % (name, what)
+        out += raw_node(name, "Assign", inputs,
                         {"T": attr_type(1), "validate_shape": ck.field_varint(5, 1), "use_locking": ck.field_varint(5, 1)})
     out += raw_node("save/restore_all", "NoOp", assigns, {})
     return out
@@ -146,10 +153,11 @@ def main():
     p.add_argument("--rename", action="store_true")
     p.add_argument("--partition")
     p.add_argument("--meta", action="store_true")
+    p.add_argument("--identities", action="store_true")
     a = p.parse_args()
     with open(a.frozen, "rb") as f:
         nodes, tensors, partitions, restores = convert(f.read(), a.rename, a.partition)
-    graph_def = b"".join(nodes) + saver_nodes(restores) + ck.field_bytes(4, ck.field_varint(1, 26))
+    graph_def = b"".join(nodes) + saver_nodes(restores, a.identities) + ck.field_bytes(4, ck.field_varint(1, 26))
     sig = b"" if a.meta else signature(a.input_key, a.input + ":0", a.output_key, a.output + ":0")
     meta = meta_graph(graph_def, [] if a.meta else ["serve"], sig)
     os.makedirs(a.out, exist_ok=True)

@@ -92,7 +92,8 @@ MODEL=downloads/models/mobilenet_v1_0.25_224
 OUT=MobilenetV1/Predictions/Reshape_1
 $PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mobilenet" --input=input --output=$OUT \
     --input_key=images --output_key=scores --rename --partition=MobilenetV1/Conv2d_0/weights
-$PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mobilenet_meta" --input=input --output=$OUT --meta
+$PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mobilenet_meta" --input=input --output=$OUT --meta \
+    --rename --identities
 run_tool label_image
 cp "$CLI_TMP/out" "$T/frozen_labels"
 same_labels() { # NAME TOOL ARGS...: stdout equal to the frozen graph's labels
@@ -103,7 +104,7 @@ same_labels() { # NAME TOOL ARGS...: stdout equal to the frozen graph's labels
     else cli_result "$name" no "exit $rc: $(head -c 300 "$CLI_TMP/err") $(head -n 2 "$CLI_TMP/out")"; fi
 }
 same_labels "label_image on a SavedModel (signature keys as the default layers)" label_image --graph="$T/mobilenet"
-same_labels "label_image on a .meta + checkpoint" label_image --graph="$T/mobilenet_meta/model.ckpt.meta"
+same_labels "label_image on a .meta + checkpoint (renamed keys, restore through Identity nodes)" label_image --graph="$T/mobilenet_meta/model.ckpt.meta"
 same_labels "label_image on a training directory" label_image --graph="$T/mobilenet_meta"
 run_tool run_graph --graph=$MODEL/frozen_graph.pb --input=input="$T/image.npy" --output=$OUT="$T/frozen.npy"
 for form in mobilenet mobilenet_meta; do
