@@ -1,12 +1,14 @@
-/* run_graph - runs any frozen graph with tensors from and to .npy files:
- *   run_graph --graph=G.pb --input=NAME=x.npy [--input=NAME=@file.wav]
+/* run_graph - runs any graph with tensors from and to .npy files:
+ *   run_graph --graph=G.pb|saved_model_dir|M.meta --input=NAME=x.npy [--input=NAME=@file.wav]
  *             --output=NAME=y.npy [--output=NAME] [--num_threads=N]
  *             [--max_memory=BYTES] [--max_image_pixels=N]
+ *             [--saved_model_tags=T --signature_def=S --checkpoint=P]
  *             [--max_loop_iterations=N] [--runs=N]
- * "@file" feeds the file's bytes as a string scalar; an output without a
- * file prints its shape and first values (strings quoted). --runs repeats the run in one
- * session (resource variables a run assigns persist into the next); the
- * outputs are the last run's. */
+ * "@file" feeds the file's bytes as a string scalar, "@a,@b" a vector of
+ * them; .npy files may hold numbers or strings ('S', 'U' or object arrays).
+ * An output without a file prints its shape and first values. --runs
+ * repeats the run in one session (resource variables a run assigns persist
+ * into the next); the outputs are the last run's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,31 +35,42 @@ static char *split_assignment(const char *arg, const char **value)
     return strndup(arg, eq ? (size_t)(eq - arg) : strlen(arg));
 }
 
-static tfpi_tensor *load_feed(const char *file, tfpi_status *status)
+/* "@a.jpg,@b.jpg": how many files, or 0 if a piece does not start with '@'. */
+static int count_files(const char *list)
 {
-    if (file[0] != '@')
-        return npy_read(file, status);
-    size_t size;
-    uint8_t *bytes = read_file(file + 1, &size, status);
-    if (!bytes)
-        return NULL;
-    tfpi_tensor *t = tfpi_tensor_new(TFPI_STRING, NULL, 0, status);
-    if (t && tfpi_tensor_set_string(t, 0, bytes, size, status) != TFPI_OK) {
-        tfpi_tensor_free(t);
-        t = NULL;
+    int n = 0;
+    for (const char *p = list; p; p = strchr(p, ',')) {
+        p += *p == ',';
+        if (*p != '@')
+            return 0;
+        n++;
     }
-    free(bytes);
-    return t;
+    return n;
 }
 
-/* A string element quoted, its first 60 bytes, non-printable ones as \xNN. */
-static void print_string(const tfpi_bytes *b)
+/* "@file" feeds the file's bytes as a string scalar, "@a,@b" a string
+ * vector of the files' bytes; anything else is a .npy file. */
+static tfpi_tensor *load_feed(const char *value, tfpi_status *status)
 {
-    printf(" \"");
-    for (size_t k = 0; k < b->size && k < 60; k++)
-        printf(b->data[k] >= 0x20 && b->data[k] < 0x7f && b->data[k] != '"' && b->data[k] != '\\' ? "%c" : "\\x%02x",
-               b->data[k]);
-    printf("\"%s", b->size > 60 ? "..." : "");
+    int n = count_files(value);
+    if (n == 0)
+        return npy_read(value, status);
+    int64_t dims[1] = {n};
+    tfpi_tensor *t = tfpi_tensor_new(TFPI_STRING, dims, n > 1 ? 1 : 0, status);
+    const char *p = value;
+    for (int i = 0; t && i < n; i++) {
+        size_t len = strcspn(p + 1, ","), size;
+        char *path = strndup(p + 1, len);
+        uint8_t *bytes = path ? read_file(path, &size, status) : NULL;
+        if (!bytes || tfpi_tensor_set_string(t, (size_t)i, bytes, size, status) != TFPI_OK) {
+            tfpi_tensor_free(t);
+            t = NULL;
+        }
+        free(bytes);
+        free(path);
+        p += 1 + len + 1;
+    }
+    return t;
 }
 
 static void print_tensor(const char *name, const tfpi_tensor *t)
@@ -74,7 +87,14 @@ static void print_tensor(const char *name, const tfpi_tensor *t)
         case TFPI_INT32: printf(" %d", ((const int32_t *)data)[i]); break;
         case TFPI_INT64: printf(" %lld", (long long)((const int64_t *)data)[i]); break;
         case TFPI_UINT8: case TFPI_BOOL: printf(" %u", ((const uint8_t *)data)[i]); break;
-        case TFPI_STRING: print_string(&((const tfpi_bytes *)data)[i]); break;
+        case TFPI_STRING: {
+            const tfpi_bytes *b = &((const tfpi_bytes *)data)[i];
+            printf(" \"");
+            for (size_t k = 0; k < b->size && k < 60; k++)
+                printf(b->data[k] >= 0x20 && b->data[k] < 0x7f && b->data[k] != '"' ? "%c" : "\\x%02x", b->data[k]);
+            printf("%s\"", b->size > 60 ? "..." : "");
+            break;
+        }
         default: break;
         }
     }
@@ -187,7 +207,7 @@ int main(int argc, char **argv)
         LIMIT_FLAGS(limits),
         {"graph", FLAG_STRING, &graph, "frozen GraphDef (.pb), SavedModel directory or .meta to run"},
         LOAD_FLAGS(load),
-        {"input", FLAG_LIST, &inputs, "NAME=file.npy or NAME=@file (string feed); repeatable"},
+        {"input", FLAG_LIST, &inputs, "NAME=file.npy, NAME=@file or NAME=@a,@b (string feeds); repeatable"},
         {"output", FLAG_LIST, &outputs, "NAME=file.npy, or NAME to print; repeatable"},
         {"num_threads", FLAG_INT, &num_threads, "threads (0 = one per core)"},
         {"max_loop_iterations", FLAG_INT64, &max_loop_iterations,

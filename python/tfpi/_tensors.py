@@ -66,7 +66,8 @@ def to_tensor(value, name):
     code = DTYPE_OF_NUMPY.get(array.dtype.newbyteorder("="))
     if code is None:
         raise TypeError("feed '%s': numpy dtype %s has no tfpi equivalent" % (name, array.dtype))
-    array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
+    # (ascontiguousarray would make a scalar 1-D)
+    array = np.asarray(array, dtype=array.dtype.newbyteorder("="), order="C")
     t = _new_tensor(code, array.shape)
     if array.nbytes:
         ctypes.memmove(lib.tfpi_tensor_data(t), array.ctypes.data, array.nbytes)

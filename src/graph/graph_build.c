@@ -177,9 +177,23 @@ static tfpi_code link_inputs(tfpi_graph *g, int i, const char *source, tfpi_stat
     return TFPI_OK;
 }
 
+/* Graphs written before GraphDef version 22 (or with no versions field)
+ * gave a Placeholder of unknown shape the shape attr `{}`; TensorFlow reads
+ * it as unknown there, and so does tfpi (it means a scalar after). */
+static void old_placeholder_shapes(Tfpi__NodeDef **defs, int n, int producer)
+{
+    for (int i = 0; i < n && producer <= 21; i++) {
+        Tfpi__AttrValue *shape = (Tfpi__AttrValue *)tp_attr(defs[i], "shape");
+        if (strcmp(defs[i]->op, "Placeholder") == 0 && shape && shape->value_case == TFPI__ATTR_VALUE__VALUE_SHAPE &&
+            shape->shape->n_dim == 0)
+            shape->shape->unknown_rank = true;
+    }
+}
+
 tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char *source,
                            tfpi_status *status)
 {
+    old_placeholder_shapes(defs, n, producer);
     tfpi_graph *g = calloc(1, sizeof *g);
     tp_node *nodes = calloc((size_t)n + 1, sizeof *nodes);
     if (!g || !nodes || !tp_name_map_init(&g->names, (size_t)n)) {

@@ -74,8 +74,11 @@ static const char *read_meta_field(const tp_wire_field *f, tp_meta_graph *mg)
             return "out of memory";
         }
     } else if (f->number == 1) {
-        if (mg->info)
-            tfpi__meta_info_def__free_unpacked(mg->info, NULL);
+        /* TensorFlow writes one; a GraphDef (whose nodes are field 1) is not a MetaGraphDef. */
+        if (mg->info) {
+            protobuf_c_message_free_unpacked(m, NULL);
+            return "meta_info_def appears twice";
+        }
         mg->info = (Tfpi__MetaInfoDef *)m;
     } else {
         if (mg->saver_def)
@@ -100,8 +103,10 @@ tfpi_code tp_meta_graph_read(const uint8_t *data, size_t size, const char *sourc
                                    source, problem, at);
         }
     }
-    if (!out->graph_def.data)
+    if (!out->graph_def.data) {
+        tp_meta_graph_free(out);
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the MetaGraphDef has no graph_def", source);
+    }
     return TFPI_OK;
 }
 

@@ -223,12 +223,11 @@ static tfpi_graph *load_other(const char *path, const tfpi_load_options *o, tfpi
     uint8_t *bytes = map_file(path, &size, NULL);
     if (!bytes)
         return NULL;
-    tp_meta_graph mg;
+    tp_meta_graph mg = {0};
     /* A GraphDef that failed for what its nodes or functions say is no other format. */
-    bool read = !tp_graph_def_wire_ok(bytes, size) && tp_meta_graph_read(bytes, size, path, &mg, NULL) == TFPI_OK;
-    bool meta = read && mg.info;
-    if (read)
-        tp_meta_graph_free(&mg);
+    bool meta = !tp_graph_def_wire_ok(bytes, size) && tp_meta_graph_read(bytes, size, path, &mg, NULL) == TFPI_OK;
+    meta = meta && mg.info; /* a GraphDef can read as a MetaGraphDef with only a graph_def */
+    tp_meta_graph_free(&mg);
     char hint[1024];
     const char *what = meta ? NULL : tp_model_format_hint(bytes, size, path, hint, sizeof hint);
     munmap(bytes, size);

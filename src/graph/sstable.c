@@ -87,7 +87,7 @@ static bool append_entry(table_reader *t, const uint8_t *key, size_t key_len, co
         out->entries = grown;
         t->cap_entries = cap;
     }
-    if (key_len > t->keys_cap - t->keys_size) {
+    if (!out->keys || key_len > t->keys_cap - t->keys_size) {
         size_t cap = t->keys_cap ? t->keys_cap : 4096;
         while (cap - t->keys_size < key_len)
             cap *= 2;

@@ -30,7 +30,9 @@ static const ProtobufCBinaryData *const_string(const tp_node *node, int64_t k)
 
 static char *copy_string(const ProtobufCBinaryData *s)
 {
-    return s && !memchr(s->data, 0, s->len) ? strndup((const char *)s->data, s->len) : NULL;
+    if (!s || (s->len && memchr(s->data, 0, s->len)))
+        return NULL;
+    return s->len ? strndup((const char *)s->data, s->len) : strdup("");
 }
 
 typedef struct binder {

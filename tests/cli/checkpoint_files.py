@@ -8,9 +8,14 @@ Format facts (docs/savedmodel.md section 1): P.index is a LevelDB table
 (blocks of prefix-compressed entries + restarts, a 5-byte trailer of type and
 masked CRC-32C, a 48-byte footer ending in magic 0xdb4775248b80fb57) mapping
 keys to BundleEntryProto; P.data-%05d-of-%05d hold the raw bytes."""
+import os
 import struct
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "diff"))
+import graphdef  # noqa: E402
 
 MAGIC = 0xDB4775248B80FB57
 MASK_DELTA = 0xA282EAD8
@@ -56,49 +61,10 @@ assert crc32c(b"123456789") == 0xE3069283
 assert mask(0) == MASK_DELTA and unmask(mask(0x12345678)) == 0x12345678
 
 
-# ---- protobuf wire format ------------------------------------------------
-def varint(v):
-    out = bytearray()
-    v &= (1 << 64) - 1
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def read_varint(buf, pos):
-    v = shift = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return v, pos
-
-
-def fields(buf):
-    """(number, wire type, value) for each field of a message."""
-    pos = 0
-    while pos < len(buf):
-        key, pos = read_varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = read_varint(buf, pos)
-        elif wire == 1:
-            value, pos = struct.unpack_from("<Q", buf, pos)[0], pos + 8
-        elif wire == 5:
-            value, pos = struct.unpack_from("<I", buf, pos)[0], pos + 4
-        elif wire == 2:
-            n, pos = read_varint(buf, pos)
-            value, pos = bytes(buf[pos:pos + n]), pos + n
-        else:
-            raise ValueError("wire type %d" % wire)
-        yield number, wire, value
+# ---- protobuf wire format (tests/diff/graphdef.py's reader and varints) ----
+varint = graphdef._varint
+read_varint = graphdef._read_varint
+fields = graphdef._fields  # fixed32 values come as their 4 bytes
 
 
 def field_varint(number, v):
@@ -189,7 +155,7 @@ def parse_entry(value):
         elif number == 5:
             e["size"] = v
         elif number == 6:
-            e["crc32c"] = v
+            e["crc32c"] = struct.unpack("<I", v)[0]
         elif number == 7:
             e["slices"].append(v)
     if e["dtype"] > 100:

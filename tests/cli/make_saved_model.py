@@ -8,6 +8,7 @@ independently of tfpi, with tests/diff/graphdef.py and checkpoint_files.py.
   make_saved_model.py FROZEN.pb OUT_DIR --input=NAME --output=NAME
       [--input_key=images --output_key=scores] [--rename] [--partition=NAME]
       [--meta]   (OUT_DIR/model.ckpt.meta + model.ckpt.* instead of a SavedModel)
+      [--identities]   (the restore graph's Assigns read through Identity nodes)
 
 --rename saves every variable under "renamed/<name>" (so only the restore
 graph, not the node names, says which key a variable takes); --partition
@@ -53,20 +54,23 @@ def attr_types(ts):
     return ck.field_bytes(1, ck.field_bytes(6, b"".join(ck.varint(t) for t in ts)))
 
 
-def variable_nodes(name, array):
+def variable_node(name, array):
     dtype = ck.TYPE_NUMBERS[array.dtype]
     return gd.Node(name, "VariableV2", [], {"dtype": gd.DType(dtype), "shape": gd.Shape(list(array.shape)),
                                              "container": "", "shared_name": ""})
 
 
-def convert(nodes, rename, partition):
-    """(graph nodes, checkpoint tensors, partitions, restore list) for a frozen graph."""
+def convert(graph_bytes, rename, partition):
+    """(graph nodes as encoded NodeDef fields, checkpoint tensors, partitions,
+    restore list) for a frozen graph; nodes not converted keep their bytes."""
     out, tensors, partitions, restores = [], {}, {}, []
-    for n in nodes:
-        value = n.attrs.get("value")
-        if n.op != "Const" or not isinstance(value, np.ndarray) or value.dtype != np.float32 or \
-                value.size < MIN_VARIABLE_ELEMENTS:
-            out.append(n)
+    for number, _, raw in ck.fields(graph_bytes):
+        if number != 1:
+            continue
+        n = gd.decode_graph(ck.field_bytes(1, raw))[0]
+        value = n.attrs.get("value") if n.op == "Const" else None
+        if not isinstance(value, np.ndarray) or value.dtype != np.float32 or value.size < MIN_VARIABLE_ELEMENTS:
+            out.append(ck.field_bytes(1, raw))
             continue
         key = ("renamed/" + n.name) if rename else n.name
         tensors[key] = value
@@ -77,24 +81,24 @@ def convert(nodes, rename, partition):
             names = []
             for i, (s, ln) in enumerate(parts):
                 part = n.name + "/part_%d" % i
-                out.append(variable_nodes(part, value[s:s + ln]))
+                out.append(gd.encode_graph([variable_node(part, value[s:s + ln])]))
                 spec = " ".join(map(str, value.shape)) + " " + ":".join(
                     ["%d,%d" % (s, ln)] + ["-"] * (value.ndim - 1))
                 restores.append((part, key, spec))
                 names.append(part)
-            out.append(gd.Node(n.name + "/axis", "Const", [], {"dtype": gd.DType(3),
-                                                                 "value": np.array(0, np.int32)}))
-            out.append(gd.Node(n.name, "ConcatV2", names + [n.name + "/axis"],
-                               {"T": gd.DType(1), "N": 2, "Tidx": gd.DType(3)}))
+            out.append(gd.encode_graph([
+                gd.Node(n.name + "/axis", "Const", [], {"dtype": gd.DType(3), "value": np.array(0, np.int32)}),
+                gd.Node(n.name, "ConcatV2", names + [n.name + "/axis"], {"T": gd.DType(1), "N": 2, "Tidx": gd.DType(3)})]))
             continue
-        out.append(variable_nodes(n.name, value))
+        out.append(gd.encode_graph([variable_node(n.name, value)]))
         restores.append((n.name, key, ""))
     return out, tensors, partitions, restores
 
 
-def saver_nodes(restores):
+def saver_nodes(restores, identities=False):
     """tf.train.Saver's restore half: save/Const (the prefix, fed), RestoreV2,
-    one Assign per variable, save/restore_all."""
+    one Assign per variable, save/restore_all. With identities, each Assign's
+    inputs come through Identity nodes, as in an inlined restore function."""
     dtypes = [1] * len(restores)
     out = raw_node("save/Const", "Const", [], {"dtype": attr_type(7), "value": attr_tensor(string_tensor(["model"]))})
     out += raw_node("save/RestoreV2/tensor_names", "Const", [],
@@ -108,7 +112,12 @@ def saver_nodes(restores):
     for i, (var, _, _) in enumerate(restores):
         name = "save/Assign" + ("_%d" % i if i else "")
         assigns.append("^" + name)
-        out += raw_node(name, "Assign", [var, "save/RestoreV2:%d" % i],
+        inputs = [var, "save/RestoreV2:%d" % i]
+        if identities:
+            for k, what in enumerate(("handle", "value")):
+                out += raw_node("%s/%s" % (name, what), "Identity", [inputs[k]], {"T": attr_type(1)})
+                inputs[k] = "%s/%s" % (name, what)
+        out += raw_node(name, "Assign", inputs,
                         {"T": attr_type(1), "validate_shape": ck.field_varint(5, 1), "use_locking": ck.field_varint(5, 1)})
     out += raw_node("save/restore_all", "NoOp", assigns, {})
     return out
@@ -144,11 +153,11 @@ def main():
     p.add_argument("--rename", action="store_true")
     p.add_argument("--partition")
     p.add_argument("--meta", action="store_true")
+    p.add_argument("--identities", action="store_true")
     a = p.parse_args()
     with open(a.frozen, "rb") as f:
-        nodes = gd.decode_graph(f.read())
-    nodes, tensors, partitions, restores = convert(nodes, a.rename, a.partition)
-    graph_def = gd.encode_graph(nodes) + saver_nodes(restores) + ck.field_bytes(4, ck.field_varint(1, 26))
+        nodes, tensors, partitions, restores = convert(f.read(), a.rename, a.partition)
+    graph_def = b"".join(nodes) + saver_nodes(restores, a.identities) + ck.field_bytes(4, ck.field_varint(1, 26))
     sig = b"" if a.meta else signature(a.input_key, a.input + ":0", a.output_key, a.output + ":0")
     meta = meta_graph(graph_def, [] if a.meta else ["serve"], sig)
     os.makedirs(a.out, exist_ok=True)

@@ -3,7 +3,7 @@ tests/cli/test_saved_model.sh. The references evaluate each model's layers
 in float64 numpy from the checkpoint's weights, read by checkpoint_files.py
 (not by tfpi).
 
-  saved_model_refs.py make SAVEDMODEL_DIR OUT   inputs (*_in.npy) and references (*_want.npy)
+  saved_model_refs.py make SAVEDMODEL_DIR OUT   inputs (*_in.npy, image.npy) and references (*_want.npy)
   saved_model_refs.py compare GOT.npy WANT.npy TOL
   saved_model_refs.py damage SRC_DIR OUT_DIR KIND   a copy of a SavedModel with one thing wrong
 """
@@ -63,6 +63,7 @@ def make(sm, out):
     np.save(os.path.join(out, "house_want.npy"),
             houseprices(weights(sm + "/houseprices_ckpt/model.ckpt"), x.astype(np.float64)))
     np.save(os.path.join(out, "false.npy"), np.array(False))
+    np.save(os.path.join(out, "image.npy"), np.random.default_rng(1).uniform(-1, 1, (1, 224, 224, 3)).astype(np.float32))
     # A graph with a variable and no checkpoint.
     nodes = [gd.Node("Variable", "VariableV2", [], {"dtype": gd.DType(1), "shape": gd.Shape([2]),
                                                      "container": "", "shared_name": ""}),

@@ -7,17 +7,7 @@
 # same results, and runs in the other tools, which also take a SavedModel
 # directory themselves.
 . tests/cli/lib.sh
-PY=${TFPI_PYTHON:-/usr/bin/python3}
-SM=../shared/testdata/savedmodel
-REFS=tests/cli/saved_model_refs.py
-T=$CLI_TMP
-$PY $REFS make "$SM" "$T"
-
-# same_npy NAME A B: the run before succeeded and A and B hold the same bytes.
-same_npy() {
-    if [ "$rc" -eq 0 ] && cmp -s "$2" "$3"; then cli_result "$1" yes ""
-    else cli_result "$1" no "exit $rc: $(head -c 300 "$CLI_TMP/err")"; fi
-}
+. tests/cli/saved_model_lib.sh
 
 # ---- houseprices_ckpt: .meta + checkpoint, and the graph with its checkpoint ----
 HP="--input=Placeholder=$T/false.npy --input=Placeholder_1=$T/house_in.npy"
@@ -69,9 +59,6 @@ OUT=MobilenetV1/Predictions/Reshape_1
 $PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mn_meta" --input=input --output=$OUT --meta --rename
 $PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mn_sm" --input=input --output=$OUT \
     --partition=MobilenetV1/Conv2d_1_pointwise/weights
-$PY -c "
-import numpy as np
-np.save('$T/image.npy', np.random.default_rng(2).uniform(-1, 1, (1, 224, 224, 3)).astype(np.float32))"
 run_tool run_graph --graph=$MODEL/frozen_graph.pb --input=input="$T/image.npy" --output=$OUT="$T/mn_want.npy"
 expect_output "freeze a .meta whose keys are renamed" "Converted 129 variables" \
     freeze_graph --input_meta_graph="$T/mn_meta/model.ckpt.meta" --input_checkpoint="$T/mn_meta/model.ckpt" \

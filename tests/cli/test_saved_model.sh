@@ -8,18 +8,7 @@
 # frozen graph's exact outputs in every tool, and each error case as one
 # line naming the file and what is wrong.
 . tests/cli/lib.sh
-PY=${TFPI_PYTHON:-/usr/bin/python3}
-SM=../shared/testdata/savedmodel
-REFS=tests/cli/saved_model_refs.py
-T=$CLI_TMP
-$PY $REFS make "$SM" "$T"
-
-# near NAME GOT WANT [TOL]: the run before succeeded and GOT is within TOL of WANT.
-near() {
-    if [ "$rc" -ne 0 ]; then cli_result "$1" no "exit status $rc: $(head -c 300 "$CLI_TMP/err")"; return; fi
-    if $PY $REFS compare "$2" "$3" "${4:-1e-5}" >"$T/cmp"; then cli_result "$1 ($(cat "$T/cmp"))" yes ""
-    else cli_result "$1" no "$(cat "$T/cmp")"; fi
-}
+. tests/cli/saved_model_lib.sh
 
 run_tool run_graph --graph=$SM/xor_tf1/1 --input=inputs="$T/xor_in.npy" --output=prediction="$T/xor.npy"
 near "xor_tf1 serving_default by signature keys" "$T/xor.npy" "$T/xor_want.npy"
@@ -68,12 +57,43 @@ expect_error "a .meta without its checkpoint" "alone.meta: a MetaGraphDef whose 
 expect_error "a frozen graph's variables without a checkpoint" "node 'Variable' \(VariableV2\): a variable with no value" \
     run_graph --graph="$T/no_checkpoint.pb" --output=v
 
+# The wrong file says what it is.
+$PY -c "
+import zipfile
+open('$T/model.h5', 'wb').write(b'\x89HDF\r\n\x1a\n' + bytes(600))
+with zipfile.ZipFile('$T/model.keras', 'w') as z:
+    z.writestr('config.json', '{}')
+    z.writestr('model.weights.h5', b'')
+graph = b'\x0a\x05\x12\x03add'  # GraphProto: a node
+open('$T/model.onnx', 'wb').write(b'\x08\x07\x12\x07pytorch\x3a' + bytes([len(graph)]) + graph)"
+mkdir -p "$T/empty_dir"
+wrong() { # NAME PATTERN PATH
+    expect_error "$1" "$2" run_graph --graph="$3" --output=y
+}
+wrong "a .tflite" "tflite_model.tflite: a TensorFlow Lite model \(.tflite\), not a TensorFlow graph" \
+    $SM/digit_tflite_tf2/tflite_model.tflite
+wrong "a Keras .h5" "model.h5: a Keras HDF5 model \(.h5\): save it as a SavedModel" "$T/model.h5"
+wrong "a Keras 3 .keras" "model.keras: a Keras 3 model \(.keras\): export a SavedModel" "$T/model.keras"
+wrong "an ONNX model" "model.onnx: an ONNX model, not a TensorFlow graph" "$T/model.onnx"
+wrong "a SavedModel's saved_model.pb" "xor_tf1/1/saved_model.pb: the saved_model.pb of a SavedModel: open its directory \(.*xor_tf1/1\)" \
+    $SM/xor_tf1/1/saved_model.pb
+wrong "a checkpoint's .index" "model.ckpt.index: a checkpoint's index file .*--graph=.*model.ckpt.meta" \
+    $SM/houseprices_ckpt/model.ckpt.index
+wrong "a checkpoint's data file" "variables.data-00000-of-00001: a checkpoint's data file" \
+    $SM/xor_tf1/1/variables/variables.data-00000-of-00001
+wrong "a checkpoint prefix" "houseprices_ckpt/model.ckpt: a checkpoint prefix" $SM/houseprices_ckpt/model.ckpt
+wrong "a directory that is none of these" "empty_dir: a directory that is not a SavedModel \(no saved_model.pb\) nor a training checkpoint directory" \
+    "$T/empty_dir"
+expect_error "summarize_graph names a .tflite too" "a TensorFlow Lite model" \
+    summarize_graph --in_graph=$SM/digit_tflite_tf2/tflite_model.tflite
+
 # A frozen MobileNet as a SavedModel and as a .meta + checkpoint.
 MODEL=downloads/models/mobilenet_v1_0.25_224
 OUT=MobilenetV1/Predictions/Reshape_1
 $PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mobilenet" --input=input --output=$OUT \
     --input_key=images --output_key=scores --rename --partition=MobilenetV1/Conv2d_0/weights
-$PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mobilenet_meta" --input=input --output=$OUT --meta
+$PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mobilenet_meta" --input=input --output=$OUT --meta \
+    --rename --identities
 run_tool label_image
 cp "$CLI_TMP/out" "$T/frozen_labels"
 same_labels() { # NAME TOOL ARGS...: stdout equal to the frozen graph's labels
@@ -84,17 +104,30 @@ same_labels() { # NAME TOOL ARGS...: stdout equal to the frozen graph's labels
     else cli_result "$name" no "exit $rc: $(head -c 300 "$CLI_TMP/err") $(head -n 2 "$CLI_TMP/out")"; fi
 }
 same_labels "label_image on a SavedModel (signature keys as the default layers)" label_image --graph="$T/mobilenet"
-same_labels "label_image on a .meta + checkpoint" label_image --graph="$T/mobilenet_meta/model.ckpt.meta"
+same_labels "label_image on a .meta + checkpoint (renamed keys, restore through Identity nodes)" label_image --graph="$T/mobilenet_meta/model.ckpt.meta"
 same_labels "label_image on a training directory" label_image --graph="$T/mobilenet_meta"
-$PY -c "
-import numpy as np
-np.save('$T/image.npy', np.random.default_rng(1).uniform(-1, 1, (1, 224, 224, 3)).astype(np.float32))"
 run_tool run_graph --graph=$MODEL/frozen_graph.pb --input=input="$T/image.npy" --output=$OUT="$T/frozen.npy"
 for form in mobilenet mobilenet_meta; do
     run_tool run_graph --graph="$T/$form" --input=input="$T/image.npy" --output=$OUT="$T/$form.npy"
-    if [ "$rc" -eq 0 ] && cmp -s "$T/frozen.npy" "$T/$form.npy"; then cli_result "run_graph $form: the frozen graph's exact outputs" yes ""
-    else cli_result "run_graph $form: the frozen graph's exact outputs" no "exit $rc: $(head -c 300 "$CLI_TMP/err")"; fi
+    same_npy "run_graph $form: the frozen graph's exact outputs" "$T/frozen.npy" "$T/$form.npy"
 done
+mkdir -p "$T/frames"
+cp downloads/images/grace_hopper.jpg "$T/frames/"
+run_tool camera --frames_from="$T/frames" --print_threshold=0
+cp "$CLI_TMP/out" "$T/camera_frozen"
+run_tool camera --graph="$T/mobilenet" --frames_from="$T/frames" --print_threshold=0
+if [ "$rc" -eq 0 ] && [ -s "$T/camera_frozen" ] && cmp -s "$CLI_TMP/out" "$T/camera_frozen"; then
+    cli_result "camera on a SavedModel announces what it does on the frozen graph ($(cat "$T/camera_frozen"))" yes ""
+else cli_result "camera on a SavedModel" no "exit $rc: $(head -c 300 "$CLI_TMP/err") $(cat "$CLI_TMP/out")"; fi
+DET=${TFPI_TESTDATA:-../shared/testdata}/detection/ssd_aiy
+$PY tests/cli/make_saved_model.py $DET/frozen_inference_graph.pb "$T/ssd" --input=image_tensor --output=detection_boxes
+$PY tests/cli/detection_reference.py png "$DET/grace_hopper.image_tensor.npy" "$T/grace_hopper.png"
+run_tool detect --graph=$DET/frozen_inference_graph.pb --labels=$DET/labels.txt --image="$T/grace_hopper.png" --threshold=0.05
+cp "$CLI_TMP/out" "$T/detect_frozen"
+run_tool detect --graph="$T/ssd" --labels=$DET/labels.txt --image="$T/grace_hopper.png" --threshold=0.05
+if [ "$rc" -eq 0 ] && [ -s "$T/detect_frozen" ] && cmp -s "$CLI_TMP/out" "$T/detect_frozen"; then
+    cli_result "detect on a SavedModel finds what it does on the frozen graph ($(wc -l <"$T/detect_frozen") boxes)" yes ""
+else cli_result "detect on a SavedModel" no "exit $rc: $(head -c 300 "$CLI_TMP/err")"; fi
 expect_output "benchmark_model on a SavedModel by signature keys" "Average inference timings|avg" \
     benchmark_model --graph="$T/mobilenet" --input_layer=images --output_layer=scores --num_runs=2 --warmup_runs=1
 cli_summary
