@@ -7,9 +7,10 @@
 #
 # What it does:
 #   1. Host packages (apt-get): compiler, make, protoc-c, libprotobuf-c, libjpeg,
-#      libpng, zlib, the ARM cross compilers (armhf, arm64, armel) with their
-#      libc, qemu-user, file, and python3-numpy / python3-opencv / python3-pil
-#      (TensorFlow Lite scripts the tests run) / python3-venv (the wheel test).
+#      libpng, zlib, libext2fs (its CRC-32C for checkpoints), the ARM cross
+#      compilers (armhf, arm64, armel) with their libc, qemu-user, file, and
+#      python3-numpy / python3-opencv / python3-pil (TensorFlow Lite scripts
+#      the tests run) / python3-venv (the wheel test).
 #      apt is not touched at all when every package is already installed.
 #   2. Target libraries for cross builds, unpacked into
 #      downloads/sysroot-{armhf,arm64,armel}/ (the SYSROOT of toolchains/*.mk).
@@ -55,7 +56,7 @@ fi
 HOST_PKGS=(
     gcc make file curl ca-certificates tar gzip
     protobuf-c-compiler libprotobuf-c-dev
-    libjpeg62-turbo-dev libpng-dev zlib1g-dev
+    libjpeg62-turbo-dev libpng-dev zlib1g-dev libext2fs-dev
     python3 python3-numpy python3-opencv python3-pil python3-venv
     g++ pkg-config libcamera-dev
 )
@@ -95,6 +96,7 @@ TARGET_PKGS=(
     libjpeg62-turbo-dev libjpeg62-turbo
     libpng-dev libpng16-16
     zlib1g-dev zlib1g
+    libext2fs-dev libext2fs2 comerr-dev libcom-err2
 )
 
 multiarch_of() {
@@ -109,9 +111,11 @@ multiarch_of() {
 sysroot_files() {
     local ma=$1
     echo "usr/include/protobuf-c/protobuf-c.h usr/include/jpeglib.h usr/include/$ma/jconfig.h"
-    echo "usr/include/png.h usr/include/zlib.h"
+    echo "usr/include/png.h usr/include/zlib.h usr/include/ext2fs/ext2fs.h usr/include/et/com_err.h"
     echo "usr/lib/$ma/libprotobuf-c.a usr/lib/$ma/libjpeg.a usr/lib/$ma/libpng.a usr/lib/$ma/libz.a"
+    echo "usr/lib/$ma/libext2fs.a"
     echo "usr/lib/$ma/libprotobuf-c.so usr/lib/$ma/libjpeg.so usr/lib/$ma/libpng.so usr/lib/$ma/libz.so"
+    echo "usr/lib/$ma/libext2fs.so"
 }
 
 sysroot_complete() {

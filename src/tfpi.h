@@ -101,6 +101,7 @@ const void *tfpi_tensor_const_data(const tfpi_tensor *t);
 /* Decrypts `size` bytes of `data` in place; returns 0 on success. */
 typedef int (*tfpi_decrypt_fn)(void *user, uint8_t *data, size_t size);
 
+/* Loads a model from a path, as tfpi_graph_load does with no options. */
 tfpi_graph *tfpi_graph_load_file(const char *path, tfpi_status *status);
 /* The buffer is copied as needed; the caller may free it afterwards. */
 tfpi_graph *tfpi_graph_load_buffer(const void *data, size_t size,
@@ -135,6 +136,42 @@ tfpi_dtype tfpi_graph_output_dtype(const tfpi_graph *graph, const char *tensor_n
 /* A new tensor holding a copy of the value of the Const node `name`
  * (the caller frees it), or NULL with status set if there is no such Const. */
 tfpi_tensor *tfpi_graph_const_value(const tfpi_graph *graph, const char *name, tfpi_status *status);
+
+/* ---- SavedModels and checkpoints --------------------------------------- */
+typedef struct tfpi_load_options {
+    const char *tags;       /* SavedModel tag set, comma-separated; NULL or "" = "serve" */
+    const char *signature;  /* SavedModel signature key; NULL or "" = "serving_default" (or the
+                               only signature there is) */
+    const char *checkpoint; /* where a .meta's or a GraphDef's variables are: a checkpoint prefix
+                               (model.ckpt), one of its files, or a directory with a `checkpoint`
+                               file; NULL = the checkpoint beside a .meta */
+} tfpi_load_options;
+
+/* Loads a model, whatever form it comes in (options may be NULL):
+ *   - a SavedModel directory (saved_model.pb + variables/): the meta graph
+ *     with the tag set options->tags, served through options->signature,
+ *     whose keys then name inputs and outputs like tensor names do;
+ *   - a .meta file (a MetaGraphDef from tf.train.Saver) with its
+ *     checkpoint, or a training directory whose `checkpoint` file names one
+ *     beside its .meta;
+ *   - a binary or memmapped GraphDef (.pb); with options->checkpoint its
+ *     variables take their values from the checkpoint (the key of each is
+ *     the node's name, or what the graph's own restore ops give).
+ * Variables are read from the checkpoint's data files when a session first
+ * needs them (mapped, not copied, where the layout allows), each checked
+ * against its checksum, type and shape. A file of another kind (.tflite,
+ * Keras .h5, ONNX, a checkpoint's own files) is named in the error. */
+tfpi_graph *tfpi_graph_load(const char *path, const tfpi_load_options *options, tfpi_status *status);
+
+/* The signature the graph is served through (a SavedModel's), or NULL. */
+const char *tfpi_graph_signature(const tfpi_graph *graph);
+/* Its inputs and outputs, sorted by key: the count, and the key of entry i
+ * (NULL if out of range) with the tensor it names in *tensor_name (may be
+ * NULL). */
+int tfpi_graph_signature_num_inputs(const tfpi_graph *graph);
+int tfpi_graph_signature_num_outputs(const tfpi_graph *graph);
+const char *tfpi_graph_signature_input(const tfpi_graph *graph, int i, const char **tensor_name);
+const char *tfpi_graph_signature_output(const tfpi_graph *graph, int i, const char **tensor_name);
 
 /* ---- model tools: protected models, op catalogue ------------------------
  * Loading also accepts TensorFlow's memory-mapped layout (what

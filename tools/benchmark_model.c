@@ -21,6 +21,7 @@
 #include "graphdef_io.h"
 #include "input_spec.h"
 #include "limit_flags.h"
+#include "load_flags.h"
 #include "node_stats.h"
 #include "proc_memory.h"
 #include "tfpi.h"
@@ -30,6 +31,7 @@ typedef struct settings {
     const char *output_layer, *benchmark_name, *output_prefix;
     int num_runs, warmup_runs, num_threads, run_order_limit, time_limit, memory_limit;
     limit_flags limits;
+    load_flags load;
     float run_delay, inter_benchmark_delay, max_time;
     bool show_run_order, show_time, show_memory, show_type, show_summary, show_flops, show_sizes;
     bool string_input; /* set once the inputs are built */
@@ -230,7 +232,7 @@ static int benchmark(settings *s)
         s->string_input = s->string_input || tfpi_tensor_dtype(in.tensors[i]) == TFPI_STRING;
     if (rc == 0) {
         double t0 = now_us();
-        graph = graphdef_load_model(s->graph, &status);
+        graph = load_flags_graph(&s->load, s->graph, &status);
         tfpi_session_options options = limit_flags_apply(&s->limits, s->num_threads > 0 ? s->num_threads : 0);
         session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
         if (!session) {
@@ -316,6 +318,7 @@ int main(int argc, char **argv)
          "seconds between the warm-up, plain and detailed benchmarks (-1 = none)"},
         NUM_THREADS_FLAG(s.num_threads),
         LIMIT_FLAGS(s.limits),
+        LOAD_FLAGS(s.load),
         {"max_time", FLAG_FLOAT, &s.max_time, "stop a timing loop after this many seconds"},
         {"benchmark_name", FLAG_STRING, &s.benchmark_name,
          "with --output_prefix: write TensorFlow's benchmark records under this name"},

@@ -3,13 +3,19 @@
  * ops as a comment. Build a smaller library and binaries with it:
  *   print_required_ops --graph=a.pb,b.pb [--graph=c.pb] > my_ops.txt
  *   make TF_OP_FILES=my_ops.txt
+ * A SavedModel directory or .meta covers what running it directly needs:
+ * the ops its signature reaches, variables included. A TF2 graph's ops
+ * include those of the library functions it calls (bodies, branches).
  * An op no tfpi kernel implements gets a warning on stderr and a comment. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flags.h"
+#include "graph/function_library.h"
+#include "graph/node_def.h"
 #include "graphdef_io.h"
+#include "model_source.h"
 #include "tfpi.h"
 #include "xalloc.h"
 
@@ -69,6 +75,74 @@ static void print_list(op_set *set, const flag_list *graphs)
     }
 }
 
+/* TF2 function graphs: the ops of the library functions the graph reaches
+ * (calls, loop bodies and branches, nested), and those tfpi lowers calls
+ * and functional control flow to; the call and control-flow ops themselves
+ * need no kernel. */
+static const char *const expanded_ops[] = {"PartitionedCall", "StatefulPartitionedCall", "While", "StatelessWhile",
+                                           "If", "StatelessIf", "Case", "StatelessCase", NULL};
+static const char *const lowered_to[] = {"Identity", "IdentityN", "NoOp", "ToBool", "Switch", "Merge", "Enter",
+                                         "Exit", "NextIteration", "LoopCond", "Equal", "Const", NULL};
+
+static bool is_expanded(const tp_function_library *lib, const char *op)
+{
+    for (int i = 0; expanded_ops[i]; i++)
+        if (strcmp(op, expanded_ops[i]) == 0)
+            return true;
+    return tp_function_find(lib, op) != NULL;
+}
+
+/* Adds the ops of function `name` (once: seen marks the functions done) and of what it calls. */
+static void add_function(op_set *set, tp_function_library *lib, const char *name, bool *seen, const char *path);
+
+static void add_node(op_set *set, tp_function_library *lib, const Tfpi__NodeDef *def, bool *seen, const char *path)
+{
+    static const char *const keys[] = {"f", "cond", "body", "then_branch", "else_branch"};
+    if (!is_expanded(lib, def->op)) {
+        add_op(set, def->op, def->name, path);
+        return;
+    }
+    for (int i = 0; lowered_to[i]; i++)
+        add_op(set, lowered_to[i], def->name, path);
+    add_function(set, lib, def->op, seen, path);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const Tfpi__AttrValue *a = tp_attr(def, keys[k]);
+        if (a && a->value_case == TFPI__ATTR_VALUE__VALUE_FUNC)
+            add_function(set, lib, a->func->name, seen, path);
+    }
+    const Tfpi__AttrValue *b = tp_attr(def, "branches");
+    for (size_t i = 0; b && b->value_case == TFPI__ATTR_VALUE__VALUE_LIST && i < b->list->n_func; i++)
+        add_function(set, lib, b->list->func[i]->name, seen, path);
+}
+
+static void add_function(op_set *set, tp_function_library *lib, const char *name, bool *seen, const char *path)
+{
+    const Tfpi__FunctionDef *f = tp_function_find(lib, name);
+    int index = f ? tp_name_map_find(&lib->functions, name, strlen(name)) : -1;
+    if (index < 0 || seen[index])
+        return;
+    seen[index] = true;
+    for (size_t i = 0; i < f->n_node_def; i++)
+        add_node(set, lib, f->node_def[i], seen, path);
+}
+
+/* Adds the ops graph's nodes need, through its function library. */
+static int add_graph(op_set *set, const Tfpi__GraphDef *graph, const char *path)
+{
+    tfpi_status status = {0};
+    tp_function_library lib;
+    if (tp_function_library_open(&lib, graph->library.data, graph->library.len, NULL, path, &status) != TFPI_OK) {
+        fprintf(stderr, "error: --graph: %s\n", status.message);
+        return 1;
+    }
+    bool *seen = xcalloc(lib.lib->n_function + 1, sizeof *seen);
+    for (size_t i = 0; i < graph->n_node; i++)
+        add_node(set, &lib, graph->node[i], seen, path);
+    free(seen);
+    tp_function_library_close(&lib);
+    return 0;
+}
+
 /* Adds the ops of every graph named in the comma-separated arg. */
 static int collect(const char *arg, op_set *set)
 {
@@ -77,14 +151,15 @@ static int collect(const char *arg, op_set *set)
     for (char *save = NULL, *path = strtok_r(paths, ",", &save); path && rc == 0;
          path = strtok_r(NULL, ",", &save)) {
         tfpi_status status = {0};
-        Tfpi__GraphDef *graph = graphdef_read(path, false, NULL, &status);
+        /* A SavedModel runs with its variables: their kernel is needed too. */
+        Tfpi__GraphDef *graph = model_source_is_model(path) ? graphdef_read_model(path, false, &status)
+                                                            : graphdef_read(path, false, NULL, &status);
         if (!graph) {
             fprintf(stderr, "error: --graph: %s\n", status.message);
             rc = 1;
             continue;
         }
-        for (size_t i = 0; i < graph->n_node; i++)
-            add_op(set, graph->node[i]->op, graph->node[i]->name, path);
+        rc = add_graph(set, graph, path);
         tfpi__graph_def__free_unpacked(graph, NULL);
     }
     free(paths);

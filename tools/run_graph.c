@@ -1,9 +1,14 @@
-/* run_graph - runs any frozen graph with tensors from and to .npy files:
- *   run_graph --graph=G.pb --input=NAME=x.npy [--input=NAME=@file.wav]
+/* run_graph - runs any graph with tensors from and to .npy files:
+ *   run_graph --graph=G.pb|saved_model_dir|M.meta --input=NAME=x.npy [--input=NAME=@file.wav]
  *             --output=NAME=y.npy [--output=NAME] [--num_threads=N]
  *             [--max_memory=BYTES] [--max_image_pixels=N]
- * "@file" feeds the file's bytes as a string scalar; an output without a
- * file prints its shape and first values. */
+ *             [--saved_model_tags=T --signature_def=S --checkpoint=P]
+ *             [--max_loop_iterations=N] [--runs=N]
+ * "@file" feeds the file's bytes as a string scalar, "@a,@b" a vector of
+ * them; .npy files may hold numbers or strings ('S', 'U' or object arrays).
+ * An output without a file prints its shape and first values. --runs
+ * repeats the run in one session (resource variables a run assigns persist
+ * into the next); the outputs are the last run's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +18,7 @@
 #include "graph_inputs.h"
 #include "graphdef_io.h"
 #include "limit_flags.h"
+#include "load_flags.h"
 #include "npy.h"
 #include "tfpi.h"
 
@@ -31,20 +37,41 @@ static char *split_assignment(const char *arg, const char **value)
     return strndup(arg, eq ? (size_t)(eq - arg) : strlen(arg));
 }
 
-static tfpi_tensor *load_feed(const char *file, tfpi_status *status)
+/* "@a.jpg,@b.jpg": how many files, or 0 if a piece does not start with '@'. */
+static int count_files(const char *list)
 {
-    if (file[0] != '@')
-        return npy_read(file, status);
-    size_t size;
-    uint8_t *bytes = read_file(file + 1, &size, status);
-    if (!bytes)
-        return NULL;
-    tfpi_tensor *t = tfpi_tensor_new(TFPI_STRING, NULL, 0, status);
-    if (t && tfpi_tensor_set_string(t, 0, bytes, size, status) != TFPI_OK) {
-        tfpi_tensor_free(t);
-        t = NULL;
+    int n = 0;
+    for (const char *p = list; p; p = strchr(p, ',')) {
+        p += *p == ',';
+        if (*p != '@')
+            return 0;
+        n++;
     }
-    free(bytes);
+    return n;
+}
+
+/* "@file" feeds the file's bytes as a string scalar, "@a,@b" a string
+ * vector of the files' bytes; anything else is a .npy file. */
+static tfpi_tensor *load_feed(const char *value, tfpi_status *status)
+{
+    int n = count_files(value);
+    if (n == 0)
+        return npy_read(value, status);
+    int64_t dims[1] = {n};
+    tfpi_tensor *t = tfpi_tensor_new(TFPI_STRING, dims, n > 1 ? 1 : 0, status);
+    const char *p = value;
+    for (int i = 0; t && i < n; i++) {
+        size_t len = strcspn(p + 1, ","), size;
+        char *path = strndup(p + 1, len);
+        uint8_t *bytes = path ? read_file(path, &size, status) : NULL;
+        if (!bytes || tfpi_tensor_set_string(t, (size_t)i, bytes, size, status) != TFPI_OK) {
+            tfpi_tensor_free(t);
+            t = NULL;
+        }
+        free(bytes);
+        free(path);
+        p += 1 + len + 1;
+    }
     return t;
 }
 
@@ -66,6 +93,14 @@ static void print_tensor(const char *name, const tfpi_tensor *t)
         case TFPI_QINT32: printf(" %d", ((const int32_t *)data)[i]); break;
         case TFPI_INT16: case TFPI_QINT16: printf(" %d", ((const int16_t *)data)[i]); break;
         case TFPI_UINT16: case TFPI_QUINT16: printf(" %u", ((const uint16_t *)data)[i]); break;
+        case TFPI_STRING: {
+            const tfpi_bytes *b = &((const tfpi_bytes *)data)[i];
+            printf(" \"");
+            for (size_t k = 0; k < b->size && k < 60; k++)
+                printf(b->data[k] >= 0x20 && b->data[k] < 0x7f && b->data[k] != '"' ? "%c" : "\\x%02x", b->data[k]);
+            printf("%s\"", b->size > 60 ? "..." : "");
+            break;
+        }
         default: break;
         }
     }
@@ -123,9 +158,17 @@ static void free_args(run_args *a)
     free(a->results);
 }
 
-static int run(const char *graph_path, run_args *a, const tfpi_session_options *options, tfpi_status *status)
+/* How the session runs: its options, loop limit and number of runs. */
+typedef struct run_options {
+    tfpi_session_options session;
+    int64_t max_loop_iterations;
+    int runs;
+} run_options;
+
+static int run(const char *graph_path, const load_flags *load, run_args *a, const run_options *options,
+               tfpi_status *status)
 {
-    tfpi_graph *graph = graphdef_load_model(graph_path, status);
+    tfpi_graph *graph = load_flags_graph(load, graph_path, status);
     if (!graph) {
         fprintf(stderr, "error: %s\n", status->message);
         return 1;
@@ -135,12 +178,20 @@ static int run(const char *graph_path, run_args *a, const tfpi_session_options *
             tfpi_graph_free(graph);
             return 1;
         }
-    tfpi_session *session = tfpi_session_new(graph, options, status);
-    int rc = 1;
-    if (session && tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,
-                                    (const char *const *)a->output_names, a->results, a->num_outputs,
-                                    status) == TFPI_OK) {
-        rc = 0;
+    tfpi_session *session = tfpi_session_new(graph, &options->session, status);
+    int rc = session ? 0 : 1;
+    if (session)
+        tfpi_session_set_max_loop_iterations(session, options->max_loop_iterations);
+    for (int r = 0; r < options->runs && rc == 0; r++) {
+        for (int i = 0; i < a->num_outputs; i++) {
+            tfpi_tensor_free(a->results[i]);
+            a->results[i] = NULL;
+        }
+        if (tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,
+                             (const char *const *)a->output_names, a->results, a->num_outputs, status) != TFPI_OK)
+            rc = 1;
+    }
+    if (rc == 0) {
         for (int i = 0; i < a->num_outputs && rc == 0; i++) {
             if (!a->output_files[i])
                 print_tensor(a->output_names[i], a->results[i]);
@@ -159,14 +210,20 @@ int main(int argc, char **argv)
 {
     const char *graph = NULL;
     flag_list inputs = {0}, outputs = {0};
-    int num_threads = 0;
+    int num_threads = 0, runs = 1;
+    int64_t max_loop_iterations = 0;
     limit_flags limits = {0};
+    load_flags load = {0};
     const tool_flag flags[] = {
         LIMIT_FLAGS(limits),
-        {"graph", FLAG_STRING, &graph, "frozen GraphDef (.pb) to run"},
-        {"input", FLAG_LIST, &inputs, "NAME=file.npy or NAME=@file (string feed); repeatable"},
+        {"graph", FLAG_STRING, &graph, "frozen GraphDef (.pb), SavedModel directory or .meta to run"},
+        LOAD_FLAGS(load),
+        {"input", FLAG_LIST, &inputs, "NAME=file.npy, NAME=@file or NAME=@a,@b (string feeds); repeatable"},
         {"output", FLAG_LIST, &outputs, "NAME=file.npy, or NAME to print; repeatable"},
         NUM_THREADS_FLAG(num_threads),
+        {"max_loop_iterations", FLAG_INT64, &max_loop_iterations,
+         "a while loop that runs longer fails the run (0 = 1000000)"},
+        {"runs", FLAG_INT, &runs, "run this many times in one session; the outputs are the last run's"},
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--graph=G.pb --input=NAME=x.npy --output=NAME=y.npy");
@@ -176,13 +233,18 @@ int main(int argc, char **argv)
     }
     if (rc == 0 && !flags_check_threads(num_threads))
         rc = 1;
+    if (rc == 0 && (runs < 1 || max_loop_iterations < 0)) {
+        fprintf(stderr, "error: invalid value for flag --%s: must be %s\n", runs < 1 ? "runs" : "max_loop_iterations",
+                runs < 1 ? "at least 1" : "0 or more");
+        rc = 1;
+    }
     run_args args = {0};
     tfpi_status status = {0};
     if (rc == 0)
         rc = prepare_args(&args, &inputs, &outputs, &status);
-    tfpi_session_options options = limit_flags_apply(&limits, num_threads);
+    run_options options = {limit_flags_apply(&limits, num_threads), max_loop_iterations, runs};
     if (rc == 0)
-        rc = run(graph, &args, &options, &status);
+        rc = run(graph, &load, &args, &options, &status);
     free_args(&args);
     flags_free(flags, num_flags);
     return rc == 2 ? 0 : rc;

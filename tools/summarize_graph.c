@@ -1,18 +1,23 @@
 /* summarize_graph - what a frozen graph takes and gives, in the words of
  * TensorFlow's tool of the same name:
- *   summarize_graph --in_graph=G.pb|G.pbtxt|G_mmap.pb [--print_structure]
+ *   summarize_graph --in_graph=G.pb|G.pbtxt|G_mmap.pb|saved_model_dir|M.meta [--print_structure]
  * prints the likely inputs (Placeholders with type and shape), variables,
  * likely outputs (nodes nothing consumes, except Const, Assign, NoOp and
  * Placeholder), the constant parameter count, control edges, devices, the
- * op types by count, and a benchmark_model command line to paste. */
+ * op types by count, and a benchmark_model command line to paste. A
+ * SavedModel or a .meta first gets its tag sets, signatures (keys, tensors,
+ * dtypes, shapes) and variables (checkpoint key, dtype, shape); the summary
+ * is then of the graph frozen for its signature. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flags.h"
+#include "freeze.h"
 #include "graphdef_edit.h"
 #include "graphdef_inspect.h"
 #include "graphdef_io.h"
+#include "model_source.h"
 #include "xalloc.h"
 
 typedef struct node_list {
@@ -76,13 +81,15 @@ static void print_found(const char *what, const char *none, const node_list *lis
     printf("\n");
 }
 
-/* Elements in a Const's value (or an ImmutableConst's shape), -1 if unknown. */
+/* Elements in a Const's value (or an ImmutableConst's or a variable's
+ * shape), -1 if unknown. */
 static int64_t parameter_count(const Tfpi__NodeDef *node)
 {
     const Tfpi__AttrValue *value = tp_attr(node, "value");
     if (value && value->value_case == TFPI__ATTR_VALUE__VALUE_TENSOR)
         return gd_shape_elements(value->tensor->tensor_shape);
-    const Tfpi__TensorShapeProto *shape = op_is(node, "ImmutableConst") ? node_shape(node) : NULL;
+    bool shaped = op_is(node, "ImmutableConst") || op_is(node, "Variable") || op_is(node, "VariableV2");
+    const Tfpi__TensorShapeProto *shape = shaped ? node_shape(node) : NULL;
     return shape ? gd_shape_elements(shape) : -1;
 }
 
@@ -341,7 +348,9 @@ static int check_inputs(const Tfpi__GraphDef *graph, const gd_index *index, cons
     return 0;
 }
 
-static int summarize(const Tfpi__GraphDef *graph, const char *path, const char *argv0, bool structure)
+/* restored: the variables take their values from the model's checkpoint
+ * (else benchmark_model is told to feed them). */
+static int summarize(const Tfpi__GraphDef *graph, const char *path, const char *argv0, bool structure, bool restored)
 {
     gd_index index;
     gd_index_build(&index, graph);
@@ -374,7 +383,7 @@ static int summarize(const Tfpi__GraphDef *graph, const char *path, const char *
         print_parameters_and_devices(graph);
         print_op_types(graph);
         print_eight_bit(graph);
-        for (int i = 0; i < variables.count; i++) /* benchmark_model feeds both */
+        for (int i = 0; i < variables.count && !restored; i++) /* benchmark_model feeds both */
             push(&inputs, variables.nodes[i]);
         print_benchmark_usage(graph, &index, argv0, path, &inputs, &outputs);
         if (structure)
@@ -388,21 +397,115 @@ static int summarize(const Tfpi__GraphDef *graph, const char *path, const char *
     return rc;
 }
 
+/* "float [-1,28,28,1]" */
+static const char *type_and_shape(int dtype, int ndims, const int64_t *dims, char *buf, size_t size)
+{
+    char type[40];
+    int n = snprintf(buf, size, "%s ", gd_dtype_name(dtype, type, sizeof type));
+    if (ndims < 0) {
+        snprintf(buf + n, size - (size_t)n, "<unknown>");
+        return buf;
+    }
+    for (int d = 0; d < ndims && (size_t)n < size; d++)
+        n += snprintf(buf + n, size - (size_t)n, "%s%lld", d ? "," : "[", (long long)dims[d]);
+    if ((size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, ndims ? "]" : "[]");
+    return buf;
+}
+
+static void print_tensor_info(const char *what, const char *key, const Tfpi__TensorInfo *t)
+{
+    char desc[300];
+    int64_t dims[TFPI_MAX_DIMS] = {0};
+    int ndims = -1;
+    const Tfpi__TensorShapeProto *shape = t ? t->tensor_shape : NULL;
+    if (shape && !shape->unknown_rank && shape->n_dim <= TFPI_MAX_DIMS)
+        for (ndims = 0; ndims < (int)shape->n_dim; ndims++)
+            dims[ndims] = shape->dim[ndims]->size;
+    bool named = t && t->encoding_case == TFPI__TENSOR_INFO__ENCODING_NAME;
+    printf("    %s %s: %s %s\n", what, key, named ? t->name : "(sparse or composite)",
+           type_and_shape(t ? (int)t->dtype : 0, ndims, dims, desc, sizeof desc));
+}
+
+/* Tag sets, signatures and variables of a SavedModel or .meta. */
+static void print_model(const model_source *s, const char *path)
+{
+    char buf[600];
+    if (s->saved_model)
+        printf("SavedModel %s: tag sets %s\n", path, tp_saved_model_tag_sets(&s->sm, buf, sizeof buf));
+    else
+        printf("MetaGraph %s\n", path);
+    const tp_meta_graph *mg = &s->meta;
+    for (size_t i = 0; i < mg->num_signatures; i++) {
+        const Tfpi__SignatureDefEntry *e = mg->signatures[i];
+        if (!e->value)
+            continue;
+        printf("  signature '%s' (%s)%s:\n", e->key, e->value->method_name,
+               s->info->signature_key && !strcmp(s->info->signature_key, e->key) ? ", summarized below" : "");
+        for (size_t k = 0; k < e->value->n_inputs; k++)
+            print_tensor_info("input ", e->value->inputs[k]->key, e->value->inputs[k]->value);
+        for (size_t k = 0; k < e->value->n_outputs; k++)
+            print_tensor_info("output", e->value->outputs[k]->key, e->value->outputs[k]->value);
+    }
+    const tp_checkpoint *ckpt = s->info->checkpoint;
+    printf("  %d variables, checkpoint %s:\n", s->info->num_variables, ckpt ? tp_checkpoint_prefix(ckpt) : "(none)");
+    for (int i = 0; i < s->info->num_variables; i++) {
+        const tp_variable *v = &s->info->variables[i];
+        const tp_checkpoint_entry *e = ckpt ? tp_checkpoint_find(ckpt, v->key) : NULL;
+        printf("    %s: %s", v->node, e ? type_and_shape(e->dtype, e->ndims, e->dims, buf, sizeof buf) : "not saved");
+        if (strcmp(v->key, v->node) != 0 || v->slice[0])
+            printf(" (key %s%s%s)", v->key, v->slice[0] ? ", slice " : "", v->slice);
+        printf("\n");
+    }
+}
+
+/* The graph a SavedModel or .meta is summarized by: frozen for its
+ * signature, or as it is when it has none. */
+static Tfpi__GraphDef *read_model(const char *path, const char *tags, const char *signature)
+{
+    model_source s;
+    model_source_options o = {tags, signature, NULL};
+    tfpi_status status = {0};
+    if (model_source_open(&s, path, &o, &status) != TFPI_OK) {
+        fprintf(stderr, "error: %s\n", status.message);
+        return NULL;
+    }
+    print_model(&s, path);
+    int converted;
+    freeze_options fo = {.clear_devices = false, .max_bytes = tfpi_default_max_memory()};
+    Tfpi__GraphDef *graph = NULL;
+    if (s.info->signature_key && freeze_source(&s, &fo, &converted, &status) != TFPI_OK)
+        fprintf(stderr, "error: %s: %s\n", path, status.message);
+    else
+        graph = s.graph, s.graph = NULL;
+    model_source_close(&s);
+    return graph;
+}
+
 int main(int argc, char **argv)
 {
-    const char *in_graph = NULL;
+    const char *in_graph = NULL, *tags = NULL, *signature = NULL;
     bool structure = false;
     const tool_flag flags[] = {
-        {"in_graph", FLAG_STRING, &in_graph, "graph to summarize (.pb, .pbtxt or memmapped)"},
+        {"in_graph", FLAG_STRING, &in_graph, "graph to summarize (.pb, .pbtxt, memmapped, SavedModel directory, .meta)"},
         {"print_structure", FLAG_BOOL, &structure, "also list every node with its inputs"},
+        {"saved_model_tags", FLAG_STRING, &tags, "SavedModel: the meta graph's tags (default serve)"},
+        {"signature_def", FLAG_STRING, &signature, "SavedModel: the signature to summarize (default serving_default)"},
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--in_graph=G.pb [--print_structure]");
+    if (rc == 0 && in_graph && model_source_is_model(in_graph)) {
+        Tfpi__GraphDef *graph = read_model(in_graph, tags, signature);
+        rc = graph ? summarize(graph, in_graph, argv[0], structure, true) : 1;
+        tfpi__graph_def__free_unpacked(graph, NULL);
+        flags_free(flags, num_flags);
+        return rc;
+    }
     Tfpi__GraphDef *graph = rc == 0 ? graphdef_read_in_graph(in_graph) : NULL;
     if (rc == 0 && !graph)
         rc = 1;
     if (rc == 0)
-        rc = summarize(graph, in_graph, argv[0], structure);
+        rc = summarize(graph, in_graph, argv[0], structure, false);
     tfpi__graph_def__free_unpacked(graph, NULL);
     flags_free(flags, num_flags);
     return rc == 2 ? 0 : rc;

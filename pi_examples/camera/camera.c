@@ -135,7 +135,7 @@ static void catch_stop_signals(sigset_t *stop_signals)
     pthread_sigmask(SIG_BLOCK, stop_signals, NULL);
 }
 
-static bool open_run(const options *o, capture_source source, run *r)
+static bool open_run(options *o, capture_source source, run *r)
 {
     tfpi_status status = {0};
     tfpi_session_options session_options = limit_flags_apply(&o->limits, o->num_threads);
@@ -151,7 +151,7 @@ static bool open_run(const options *o, capture_source source, run *r)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (o->speak && !(r->speaker = speaker_new(o->speak_cmd ? o->speak_cmd : "flite -t", &status)))
         fprintf(stderr, "error: %s\n", status.message);
-    else if (!(r->graph = graphdef_load_model(o->model.graph, &status)) ||
+    else if (!(r->graph = classifier_model_load(&o->model, o->model.graph, &status)) ||
              !(r->session = tfpi_session_new(r->graph, &session_options, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
     else if (!o->detect && graph_inputs_check(r->graph, o->model.input_layer, dims, 4, "--input_layer",

@@ -16,6 +16,7 @@
 #include "data_path.h"
 #include "flags.h"
 #include "graphdef_io.h"
+#include "load_flags.h"
 #include "object_detector.h"
 #include "png_writer.h"
 
@@ -23,6 +24,7 @@
 
 typedef struct options {
     const char *graph, *labels, *image, *output;
+    load_flags load;
     float threshold;
     int num_threads;
 } options;
@@ -67,7 +69,7 @@ static int detect(const options *o)
     int count = -1, rc = 1;
     if (o->labels && labels_load(o->labels, &labels, &status) != TFPI_OK)
         fprintf(stderr, "error: --labels: %s\n", status.message);
-    else if (!(graph = graphdef_load_model(o->graph, &status)))
+    else if (!(graph = load_flags_graph(&o->load, o->graph, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
     else if (tfpi_image_load(o->image, &image, &status) != TFPI_OK)
         fprintf(stderr, "error: --image: %s\n", status.message);
@@ -101,7 +103,8 @@ int main(int argc, char **argv)
     char default_graph[PATH_MAX], default_labels[PATH_MAX], default_image[PATH_MAX];
     find_defaults(&o, default_graph, default_labels, default_image, PATH_MAX);
     const tool_flag flags[] = {
-        {"graph", FLAG_STRING, &o.graph, "Object Detection API graph (frozen_inference_graph.pb)"},
+        {"graph", FLAG_STRING, &o.graph, "Object Detection API graph (frozen_inference_graph.pb or saved_model/)"},
+        LOAD_FLAGS(o.load),
         {"labels", FLAG_STRING, &o.labels, "class names, one per line from class 0 (or index:name); none: class numbers"},
         {"image", FLAG_STRING, &o.image, "picture to look at (JPEG or PNG)"},
         {"threshold", FLAG_FLOAT, &o.threshold, "lowest score printed, 0 to 1"},

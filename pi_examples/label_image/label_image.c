@@ -83,10 +83,10 @@ static tfpi_graph *load_encrypted(const char *path, const char *key_text, tfpi_s
     return graph;
 }
 
-static tfpi_graph *load_graph(const options *o, const char *graph_path, tfpi_status *status)
+static tfpi_graph *load_graph(options *o, const char *graph_path, tfpi_status *status)
 {
     return o->decrypt_key ? load_encrypted(graph_path, o->decrypt_key, status)
-                          : graphdef_load_model(graph_path, status);
+                          : classifier_model_load(&o->model, graph_path, status);
 }
 
 /* The feed for the graph's input: the decoded, resized, normalised image,
@@ -180,7 +180,7 @@ static int print_detections(const options *o, const tfpi_graph *graph, const cha
     return count < 0;
 }
 
-static int label_image(const options *o)
+static int label_image(options *o)
 {
     tfpi_image_set_max_pixels(o->limits.max_image_pixels); /* before the image is decoded */
     tfpi_status status = {0};

@@ -42,6 +42,11 @@ class SessionOptions(ctypes.Structure):
     _fields_ = [("num_threads", ctypes.c_int), ("max_memory_bytes", ctypes.c_int64), ("cpu", ctypes.c_char_p)]
 
 
+class LoadOptions(ctypes.Structure):
+    """tfpi_load_options: how a SavedModel or checkpoint is opened."""
+    _fields_ = [("tags", ctypes.c_char_p), ("signature", ctypes.c_char_p), ("checkpoint", ctypes.c_char_p)]
+
+
 DECRYPT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
                               ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t)
 
@@ -98,6 +103,12 @@ _PROTOTYPES = {
     "tfpi_tensor_byte_size": (ctypes.c_size_t, [_P]),
     "tfpi_tensor_data": (_P, [_P]),
     "tfpi_graph_load_file": (_P, [ctypes.c_char_p, _S]),
+    "tfpi_graph_load": (_P, [ctypes.c_char_p, ctypes.POINTER(LoadOptions), _S]),
+    "tfpi_graph_signature": (ctypes.c_char_p, [_P]),
+    "tfpi_graph_signature_num_inputs": (ctypes.c_int, [_P]),
+    "tfpi_graph_signature_num_outputs": (ctypes.c_int, [_P]),
+    "tfpi_graph_signature_input": (ctypes.c_char_p, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
+    "tfpi_graph_signature_output": (ctypes.c_char_p, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
     "tfpi_graph_load_buffer": (_P, [ctypes.c_char_p, ctypes.c_size_t, _S]),
     "tfpi_graph_load_buffer_decrypted": (_P, [ctypes.c_char_p, ctypes.c_size_t, DECRYPT_FN,
                                               _P, _S]),

@@ -1,10 +1,10 @@
-"""Graph: a loaded TensorFlow 1.x frozen graph (binary or memmapped .pb,
-from a file, from bytes, or decrypted by a callback), with its inputs and
-likely outputs."""
+"""Graph: a loaded TensorFlow model (a binary or memmapped .pb from a file,
+from bytes, or decrypted by a callback; a SavedModel directory; a .meta or
+a GraphDef with its checkpoint), with its inputs and outputs."""
 import ctypes
 import threading
 
-from ._library import DECRYPT_FN, MAX_DIMS, Status, lib
+from ._library import DECRYPT_FN, MAX_DIMS, LoadOptions, Status, lib
 from ._tensors import from_tensor, numpy_dtype
 
 # Nodes nothing reads that are still not outputs (as summarize_graph says),
@@ -15,22 +15,36 @@ _NOT_OUTPUTS = {"Const", "Assign", "NoOp", "Placeholder", "Assert", "SaveV2", "S
 _DECLARE_SHAPE = {"Placeholder", "PlaceholderWithDefault"}
 
 
-class Graph:
-    """Graph(path) loads a file; Graph(data=b"...") loads bytes (copied);
-    Graph(data=..., decrypt=fn) calls fn(buffer) on a writable copy first:
-    fn decrypts the memoryview in place, or returns the decrypted bytes (same
-    length). A memmapped model (convert_graphdef_memmapped_format) loads
-    either way; from a file its weights are used in place."""
+def _encoded(text):
+    return None if text is None else str(text).encode()
 
-    def __init__(self, path=None, *, data=None, decrypt=None):
+
+class Graph:
+    """Graph(path) loads a file or a directory; Graph(data=b"...") loads
+    bytes (copied); Graph(data=..., decrypt=fn) calls fn(buffer) on a
+    writable copy first: fn decrypts the memoryview in place, or returns the
+    decrypted bytes (same length). A memmapped model
+    (convert_graphdef_memmapped_format) loads either way; from a file its
+    weights are used in place.
+
+    A SavedModel directory loads the meta graph with tags= (default
+    "serve") served through signature= (default "serving_default"), whose
+    keys then name inputs and outputs; a .meta file loads with the checkpoint
+    beside it; checkpoint= gives a .meta's or a .pb's checkpoint (a prefix
+    or its directory)."""
+
+    def __init__(self, path=None, *, data=None, decrypt=None, tags=None, signature=None, checkpoint=None):
         if (path is None) == (data is None):
             raise ValueError("Graph: give either a path or data=")
+        if path is None and (tags, signature, checkpoint) != (None, None, None):
+            raise ValueError("Graph: tags=, signature= and checkpoint= go with a path")
         if decrypt is not None and data is None:
             with open(path, "rb") as f:
                 data, path = f.read(), None
         status = Status()
         if path is not None:
-            self._ptr = lib.tfpi_graph_load_file(str(path).encode(), ctypes.byref(status))
+            options = LoadOptions(_encoded(tags), _encoded(signature), _encoded(checkpoint))
+            self._ptr = lib.tfpi_graph_load(str(path).encode(), ctypes.byref(options), ctypes.byref(status))
         elif decrypt is None:
             data = bytes(data)
             self._ptr = lib.tfpi_graph_load_buffer(data, len(data), ctypes.byref(status))
@@ -113,13 +127,41 @@ class Graph:
         return [lib.tfpi_graph_node_input(ptr, index, k, None)
                 for k in range(lib.tfpi_graph_node_num_inputs(ptr, index))]
 
+    def signature(self):
+        """The signature the graph is served through (a SavedModel's), or None."""
+        name = lib.tfpi_graph_signature(self._live())
+        return None if name is None else name.decode()
+
+    def _signature_tensors(self, count, entry):
+        ptr = self._live()
+        tensor = ctypes.c_char_p()
+        out = {}
+        for i in range(count(ptr)):
+            key = entry(ptr, i, ctypes.byref(tensor))
+            out[key.decode()] = tensor.value.decode()
+        return out
+
+    def signature_inputs(self):
+        """{key: tensor name} of the signature's inputs ({} without one)."""
+        return self._signature_tensors(lib.tfpi_graph_signature_num_inputs, lib.tfpi_graph_signature_input)
+
+    def signature_outputs(self):
+        """{key: tensor name} of the signature's outputs ({} without one)."""
+        return self._signature_tensors(lib.tfpi_graph_signature_num_outputs, lib.tfpi_graph_signature_output)
+
     def inputs(self):
-        """Details of every Placeholder, in file order (as tensor_details)."""
+        """Details of the signature's inputs (by key, with 'tensor'), or of
+        every Placeholder in file order (as tensor_details)."""
+        if self.signature() is not None:
+            return [dict(self.tensor_details(t), name=k, tensor=t) for k, t in self.signature_inputs().items()]
         return [self.tensor_details(name) for name, op in self.nodes() if op == "Placeholder"]
 
     def outputs(self):
-        """Names of the nodes nothing reads, through data or control inputs
-        (but constants and the like): summarize_graph's possible outputs."""
+        """The signature's output keys, or the names of the nodes nothing
+        reads, through data or control inputs (but constants and the like):
+        summarize_graph's possible outputs."""
+        if self.signature() is not None:
+            return list(self.signature_outputs())
         nodes = self.nodes()
         ptr = self._live()
         read = set()

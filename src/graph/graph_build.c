@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/model_info.h"
 #include "graph/node_def.h"
 #include "tfpi.h"
 
@@ -37,15 +38,33 @@ static bool split_tensor_name(const char *name, size_t *node_len, int *index)
     return true;
 }
 
+/* The tensor a signature key names, or NULL. */
+static const char *signature_tensor(const tfpi_graph *graph, const char *key, const char *what)
+{
+    bool feed = strcmp(what, "feed") == 0, fetch = strcmp(what, "fetch") == 0;
+    const char *tensor = fetch ? NULL : tp_model_info_signature_tensor(graph->model, key, true);
+    return tensor || feed ? tensor : tp_model_info_signature_tensor(graph->model, key, false);
+}
+
 tfpi_code tp_graph_resolve(const tfpi_graph *graph, const char *tensor_name, const char *what,
                            tp_edge *out, tfpi_status *status)
 {
+    const char *signature_name = tensor_name ? signature_tensor(graph, tensor_name, what) : NULL;
+    if (signature_name)
+        tensor_name = signature_name;
     size_t len;
     int index;
     if (!tensor_name || !*tensor_name || !split_tensor_name(tensor_name, &len, &index))
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s '%s' is not a valid tensor name (node or node:k)",
                         what, tensor_name ? tensor_name : "");
     int node = tp_graph_find(graph, tensor_name, len);
+    if (node < 0 && graph->model && graph->model->signature_key && !signature_name) {
+        char keys[300];
+        return tfpi_status_set(status, TFPI_NOT_FOUND,
+                               "%s '%s' is neither a key of signature '%s' (%s) nor a node of the graph", what,
+                               tensor_name, graph->model->signature_key,
+                               tp_model_info_signature_keys(graph->model, what, keys, sizeof keys));
+    }
     if (node < 0)
         return tfpi_status_set(status, TFPI_NOT_FOUND, "%s '%s': the graph has no node named '%.*s'", what,
                         tensor_name, (int)len, tensor_name);
@@ -81,6 +100,8 @@ void tfpi_graph_free(tfpi_graph *graph)
     tp_derived_cache_free(graph->derived);
     if (graph->free_backing && !graph->backing_borrowed)
         graph->free_backing(graph->backing);
+    if (!graph->backing_borrowed)
+        tp_model_info_free(graph->model);
     free(graph);
 }
 
@@ -88,6 +109,7 @@ void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original)
 {
     copy->backing = original->backing;
     copy->free_backing = original->free_backing;
+    copy->model = original->model;
     copy->backing_borrowed = true;
 }
 
@@ -218,9 +240,23 @@ static tfpi_code link_inputs(tfpi_graph *g, int i, const char *source, tfpi_stat
     return TFPI_OK;
 }
 
+/* Graphs written before GraphDef version 22 (or with no versions field)
+ * gave a Placeholder of unknown shape the shape attr `{}`; TensorFlow reads
+ * it as unknown there, and so does tfpi (it means a scalar after). */
+static void old_placeholder_shapes(Tfpi__NodeDef **defs, int n, int producer)
+{
+    for (int i = 0; i < n && producer <= 21; i++) {
+        Tfpi__AttrValue *shape = (Tfpi__AttrValue *)tp_attr(defs[i], "shape");
+        if (strcmp(defs[i]->op, "Placeholder") == 0 && shape && shape->value_case == TFPI__ATTR_VALUE__VALUE_SHAPE &&
+            shape->shape->n_dim == 0)
+            shape->shape->unknown_rank = true;
+    }
+}
+
 tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char *source,
                            tfpi_status *status)
 {
+    old_placeholder_shapes(defs, n, producer);
     tfpi_graph *g = calloc(1, sizeof *g);
     tp_node *nodes = calloc((size_t)n + 1, sizeof *nodes);
     tp_derived_cache *derived = tp_derived_cache_new();
@@ -241,8 +277,8 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
         nodes[i].num_outputs = 1;
     }
     g->num_nodes = n;
-    tfpi_code code = TFPI_OK;
-    if (n == 0)
+    tfpi_code code = tp_tie_table_initializers(defs, n, source, status);
+    if (code == TFPI_OK && n == 0)
         code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the graph has no nodes", source);
     for (int i = 0; i < n && code == TFPI_OK; i++) {
         char shown[128];

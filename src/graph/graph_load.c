@@ -1,5 +1,6 @@
-/* graph_load.c - the public entry points that load a model from a file, a
- * memory buffer, or an encrypted buffer the caller's callback decrypts.
+/* graph_load.c - loads a GraphDef from a file (model_load.c decides that
+ * a path is one), a memory buffer, or an encrypted buffer the caller's
+ * callback decrypts.
  * Binary GraphDefs are parsed (the only full copy of the weights is the one
  * the parser makes); memmapped models (TensorFlow's
  * convert_graphdef_memmapped_format layout) keep their bytes, mapped from
@@ -104,7 +105,7 @@ tfpi_graph *tfpi_graph_load_buffer_decrypted(const void *data, size_t size, tfpi
     return load_owned_bytes((tp_model_bytes){plain, size, free_bytes}, source, status);
 }
 
-tfpi_graph *tfpi_graph_load_file(const char *path, tfpi_status *status)
+tfpi_graph *tp_graph_load_path(const char *path, tfpi_status *status)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {

@@ -7,47 +7,35 @@
 #include <unistd.h>
 
 #include "graph/graph.h"
-#include "tfpi.h"
+#include "graph/node_build.h"
 #include "graph/wire.h"
+#include "tfpi.h"
 
-typedef struct node_list {
-    Tfpi__NodeDef **defs;
-    size_t n, cap;
-} node_list;
-
-static bool node_list_push(node_list *list, Tfpi__NodeDef *def)
-{
-    if (list->n == list->cap) {
-        size_t cap = list->cap ? 2 * list->cap : 64;
-        Tfpi__NodeDef **grown = realloc(list->defs, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        list->defs = grown;
-        list->cap = cap;
-    }
-    list->defs[list->n++] = def;
-    return true;
-}
+/* What the top-level fields give. */
+typedef struct parsed {
+    tp_node_list nodes;
+    int producer;
+    const uint8_t *library; /* GraphDef.library, serialized; NULL if absent */
+    size_t library_size;
+} parsed;
 
 /* Handles one top-level field; returns a problem description or NULL. */
-static const char *read_field(const tp_wire_field *f, node_list *list, int *producer,
-                              const char *source, tfpi_status *status)
+static const char *read_field(const tp_wire_field *f, parsed *p, const char *source, tfpi_status *status)
 {
     if (f->number == 1 && f->wire_type == TP_WIRE_LEN) {
         const char *problem = tp_wire_check_node_def(f->bytes, f->length);
         if (problem) {
             tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node %zu is not a valid NodeDef: %s", source,
-                            list->n, problem);
+                            p->nodes.n, problem);
             return "";
         }
         Tfpi__NodeDef *def = tfpi__node_def__unpack(NULL, f->length, f->bytes);
         if (!def) {
             tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node %zu is not a valid NodeDef", source,
-                     list->n);
+                     p->nodes.n);
             return "";
         }
-        if (!node_list_push(list, def)) {
-            tfpi__node_def__free_unpacked(def, NULL);
+        if (!tp_node_list_push(&p->nodes, def)) {
             tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
             return "";
         }
@@ -57,14 +45,34 @@ static const char *read_field(const tp_wire_field *f, node_list *list, int *prod
         Tfpi__VersionDef *v = tfpi__version_def__unpack(NULL, f->length, f->bytes);
         if (!v)
             return "invalid versions field";
-        *producer = v->producer;
+        p->producer = v->producer;
         tfpi__version_def__free_unpacked(v, NULL);
         return NULL;
     }
-    if ((f->number == 2 && f->wire_type == TP_WIRE_LEN) ||
-        (f->number == 3 && f->wire_type == TP_WIRE_VARINT))
-        return NULL; /* function library, deprecated version */
+    if (f->number == 2 && f->wire_type == TP_WIRE_LEN) { /* the function library: read when a node calls it */
+        p->library = f->bytes;
+        p->library_size = f->length;
+        return NULL;
+    }
+    if (f->number == 3 && f->wire_type == TP_WIRE_VARINT)
+        return NULL; /* deprecated version */
     return "not a GraphDef field";
+}
+
+bool tp_graph_def_wire_ok(const uint8_t *data, size_t size)
+{
+    tp_wire_reader r = {data, size, 0};
+    tp_wire_field f;
+    while (r.pos < r.size) {
+        if (!tp_wire_next(&r, &f))
+            return false;
+        bool known = f.wire_type == ((f.number == 1 || f.number == 2 || f.number == 4) ? TP_WIRE_LEN
+                                     : f.number == 3                                 ? TP_WIRE_VARINT
+                                                                                     : -1);
+        if (!known || (f.number == 1 && tp_wire_check_node_def(f.bytes, f.length)))
+            return false;
+    }
+    return true;
 }
 
 /* Gives the pages of a file mapping below `end` back to the kernel once a
@@ -80,23 +88,21 @@ static void drop_parsed_pages(const uint8_t *data, size_t end, size_t *dropped)
     }
 }
 
-tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped, const char *source,
-                                  tfpi_status *status)
+static tfpi_graph *parse(const uint8_t *data, size_t size, bool mapped, const Tfpi__OpList *ops, const char *source,
+                         tfpi_status *status)
 {
     if (size == 0) {
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", source);
         return NULL;
     }
-    node_list list = {0};
-    int producer = 0;
+    parsed p = {0};
     tp_wire_reader r = {data, size, 0};
     const char *problem = NULL;
     size_t dropped = 0;
     while (!problem && r.pos < r.size) {
         size_t at = r.pos;
         tp_wire_field f;
-        problem = tp_wire_next(&r, &f) ? read_field(&f, &list, &producer, source, status)
-                                       : "malformed or truncated protobuf field";
+        problem = tp_wire_next(&r, &f) ? read_field(&f, &p, source, status) : "malformed or truncated protobuf field";
         if (mapped)
             drop_parsed_pages(data, r.pos, &dropped);
         if (problem && *problem)
@@ -104,12 +110,43 @@ tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped,
                      source, problem, at);
     }
     if (problem) {
-        for (size_t i = 0; i < list.n; i++)
-            tfpi__node_def__free_unpacked(list.defs[i], NULL);
-        free(list.defs);
+        tp_node_list_free(&p.nodes);
         return NULL;
     }
-    tfpi_graph *g = tp_graph_build(list.defs, (int)list.n, producer, source, status);
-    free(list.defs);
+    tfpi_graph *g = p.library || ops ? tp_graph_build_functions(p.nodes.defs, (int)p.nodes.n, p.producer, p.library,
+                                                                 p.library_size, ops, source, status)
+                                     : tp_graph_build(p.nodes.defs, (int)p.nodes.n, p.producer, source, status);
+    free(p.nodes.defs);
+    return g;
+}
+
+tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped, const char *source,
+                                  tfpi_status *status)
+{
+    return parse(data, size, mapped, NULL, source, status);
+}
+
+tfpi_graph *tp_graph_parse_with_ops(const uint8_t *data, size_t size, const uint8_t *op_list, size_t op_list_size,
+                                    const char *source, tfpi_status *status)
+{
+    tp_wire_reader r = {op_list, op_list_size, 0};
+    tp_wire_field f;
+    while (r.pos < r.size && tp_wire_next(&r, &f)) {
+        const char *problem = f.number == 1 && f.wire_type == TP_WIRE_LEN ? tp_wire_check_op_def(f.bytes, f.length)
+                                                                          : NULL;
+        if (problem) {
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the graph's op list is not valid: %s", source, problem);
+            return NULL;
+        }
+    }
+    Tfpi__OpList *ops = op_list_size ? tfpi__op_list__unpack(NULL, op_list_size, op_list) : NULL;
+    if (op_list_size && !ops) {
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the graph's op list (stripped_op_list) is not valid",
+                        source);
+        return NULL;
+    }
+    tfpi_graph *g = parse(data, size, false, ops, source, status);
+    if (ops)
+        tfpi__op_list__free_unpacked(ops, NULL);
     return g;
 }

@@ -21,6 +21,7 @@ bool tp_name_map_init(tp_name_map *map, size_t expected)
     while (cap < expected * 2 + 1)
         cap *= 2;
     map->capacity = cap;
+    map->count = 0;
     map->keys = calloc(cap, sizeof *map->keys);
     map->values = calloc(cap, sizeof *map->values);
     if (!map->keys || !map->values) {
@@ -55,7 +56,26 @@ bool tp_name_map_insert(tp_name_map *map, const char *key, int value)
         return false;
     map->keys[i] = key;
     map->values[i] = value;
+    map->count++;
     return true;
+}
+
+bool tp_name_map_insert_growing(tp_name_map *map, const char *key, int value, bool *out_of_memory)
+{
+    *out_of_memory = false;
+    if (2 * (map->count + 1) > map->capacity) {
+        tp_name_map bigger;
+        if (!tp_name_map_init(&bigger, map->count + 1)) {
+            *out_of_memory = true;
+            return false;
+        }
+        for (size_t i = 0; i < map->capacity; i++)
+            if (map->keys[i])
+                tp_name_map_insert(&bigger, map->keys[i], map->values[i]);
+        tp_name_map_free(map);
+        *map = bigger;
+    }
+    return tp_name_map_insert(map, key, value);
 }
 
 int tp_name_map_find(const tp_name_map *map, const char *key, size_t len)

@@ -37,5 +37,11 @@ const char *tp_wire_check_node_def(const uint8_t *data, size_t size);
 /* The same for every NodeDef of a serialized GraphDef (the model tools
  * unpack whole GraphDefs). */
 const char *tp_wire_check_graph_def(const uint8_t *data, size_t size);
+/* The same for an OpDef (its name, argument and attribute names, and the
+ * attribute defaults), and for every FunctionDef of a serialized
+ * FunctionDefLibrary (signature, body nodes, attributes, ret maps);
+ * *function tells which function holds the problem. */
+const char *tp_wire_check_op_def(const uint8_t *data, size_t size);
+const char *tp_wire_check_function_library(const uint8_t *data, size_t size, size_t *function);
 
 #endif

@@ -35,6 +35,18 @@ typedef struct tp_resource {
     void (*destroy)(struct tp_resource *resource);
 } tp_resource;
 
+struct tp_resource_store;
+
+/* What a plan's kernels run with, from the session. */
+typedef struct tp_plan_env {
+    tp_threadpool *pool;       /* may be NULL: single-threaded */
+    uint64_t max_memory;       /* the memory budget */
+    struct tp_resource_store *variables; /* the session's resource variables; NULL: none can be used */
+    /* No node of the plan assigns a variable: a read gives the stored value
+     * itself, known while planning (the session replans when one changes). */
+    bool variables_frozen;
+} tp_plan_env;
+
 typedef struct tp_op_ctx {
     const Tfpi__NodeDef *def; /* name, op, attrs */
     const tfpi_graph *graph;  /* the node's graph (memmapped regions) */
@@ -47,6 +59,8 @@ typedef struct tp_op_ctx {
     uint64_t max_bytes;  /* the session's memory budget: no output may be larger */
     tfpi_status *status;
     tp_resource **resources; /* the run's resources; NULL while planning */
+    struct tp_resource_store *variables; /* the session's resource variables (may be NULL) */
+    bool variables_frozen;          /* see tp_plan_env */
 } tp_op_ctx;
 
 /* What a producer can absorb from the elementwise node after it. */
@@ -82,6 +96,13 @@ enum {
     /* Switch, Merge, Enter, Exit, NextIteration, LoopCond: routed by the
      * dynamic executor itself; the kernel only checks the node. */
     TP_CONTROL_FLOW = 1 << 3,
+    /* Reads the session's variables (ReadVariableOp): folded like a constant
+     * while the plan's variables are frozen, else run every time, its
+     * output shape known only then. */
+    TP_READS_VARIABLES = 1 << 4,
+    /* Assigns variables (AssignVariableOp): a plan with one runs on the
+     * dynamic executor and its variables are not frozen. */
+    TP_WRITES_VARIABLES = 1 << 5,
 };
 /* An op with a fixed number of outputs other than one declares it in its
  * flags: TP_OUTPUTS(3) for QuantizedConv2D, TP_OUTPUTS(0) for NoOp. Ops

@@ -161,8 +161,9 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
     memset(fn->ctx_outputs, 0, sizeof *fn->ctx_outputs * (size_t)fn->num_outputs);
     tp_op_ctx ctx = {.def = gn->def, .graph = plan->graph, .num_inputs = gn->num_inputs,
                      .inputs = fn->ctx_inputs, .num_outputs = fn->num_outputs, .outputs = fn->ctx_outputs,
-                     .pool = plan->threads, .status = status, .resources = resources,
-                     .max_bytes = plan->pool.max_bytes}; /* no output or TensorArray may be larger */
+                     .pool = plan->env.pool, .status = status, .resources = resources,
+                     .max_bytes = plan->pool.max_bytes, /* no output or TensorArray may be larger */
+                     .variables = plan->env.variables, .variables_frozen = plan->env.variables_frozen};
     tfpi_tensor *out = fn->ctx_outputs;
     for (int o = 0; o < fn->num_outputs; o++)
         outputs[o] = NULL;
@@ -188,9 +189,13 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
     }
     if (code == TFPI_OK && !all_prepared)
         code = tp_kernel_run(k, &ctx);
+    /* A read of a frozen variable shares the stored bytes, which outlive the plan. */
+    bool borrow = (k->flags & TP_READS_VARIABLES) && plan->env.variables_frozen;
     for (int o = 0; code == TFPI_OK && o < fn->num_outputs; o++) {
         if (!outputs[o]) {
-            if (!(outputs[o] = wrap_prepared(plan, node, inputs, gn->num_inputs, o, &out[o], status)))
+            outputs[o] = borrow ? tp_value_borrow(&out[o], status)
+                                : wrap_prepared(plan, node, inputs, gn->num_inputs, o, &out[o], status);
+            if (!outputs[o])
                 code = status->code;
         } else if (out[o].dtype == TFPI_STRING) { /* elements may point into the inputs */
             code = tp_flow_own_strings(plan, node, o, outputs[o], status);

@@ -77,7 +77,7 @@ bool tp_flow_needed(const tfpi_graph *graph, const char *const *feed_names, int 
         for (int n = 0; n < graph->num_nodes && !result; n++) {
             const tp_kernel *k = needed[n] ? tp_find_kernel(graph->nodes[n].def->op) : NULL;
             result = needed[n] && (kind_of(graph->nodes[n].def->op) != TP_FLOW_OP ||
-                                   (k && (k->flags & TP_DYNAMIC)));
+                                   (k && (k->flags & (TP_DYNAMIC | TP_WRITES_VARIABLES))));
         }
     }
     free(feeds);
@@ -415,12 +415,15 @@ static tfpi_code prepare_nodes(tp_flow_plan *plan, tfpi_status *status)
     return TFPI_OK;
 }
 
+/* A variable read is a constant while no node of the plan assigns one. */
 static bool foldable(const tp_flow_plan *plan, int n)
 {
     const tp_flow_node *fn = &plan->nodes[n];
     const tp_node *gn = &plan->graph->nodes[n];
-    if (fn->frame != 0 || fn->kind != TP_FLOW_OP || is_fed(plan, n) ||
-        (fn->kernel->flags & TP_STATEFUL))
+    if (fn->frame != 0 || fn->kind != TP_FLOW_OP || is_fed(plan, n))
+        return false;
+    bool constant_read = (fn->kernel->flags & TP_READS_VARIABLES) && plan->env.variables_frozen;
+    if ((fn->kernel->flags & TP_STATEFUL) && !constant_read)
         return false;
     for (int i = 0; i < gn->num_inputs + gn->num_controls; i++)
         if (!plan->nodes[tp_flow_source(gn, i)].folded)
@@ -464,8 +467,8 @@ static tfpi_code fold_constants(tp_flow_plan *plan, tfpi_status *status)
 }
 
 tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_names, int num_feeds,
-                               const char *const *fetch_names, int num_fetches, tp_threadpool *threads,
-                               int64_t max_iterations, uint64_t max_memory, tfpi_status *status)
+                               const char *const *fetch_names, int num_fetches, const tp_plan_env *env,
+                               int64_t max_iterations, tfpi_status *status)
 {
     tp_flow_plan *plan = calloc(1, sizeof *plan);
     if (!plan) {
@@ -473,9 +476,9 @@ tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_
         return NULL;
     }
     plan->graph = graph;
-    plan->threads = threads;
+    plan->env = *env;
     plan->max_iterations = max_iterations;
-    plan->pool.max_bytes = max_memory;
+    plan->pool.max_bytes = env->max_memory;
     plan->num_feeds = num_feeds;
     plan->num_fetches = num_fetches;
     size_t n = (size_t)graph->num_nodes + 1;
@@ -492,6 +495,9 @@ tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_
         code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory planning the graph");
     if (code == TFPI_OK)
         code = prepare_nodes(plan, status);
+    for (int i = 0; code == TFPI_OK && i < graph->num_nodes; i++)
+        if (plan->needed[i] && plan->nodes[i].kernel && (plan->nodes[i].kernel->flags & TP_WRITES_VARIABLES))
+            plan->env.variables_frozen = false;
     if (code == TFPI_OK)
         code = add_consumers(plan, status);
     if (code == TFPI_OK)

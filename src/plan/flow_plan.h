@@ -112,7 +112,7 @@ typedef struct tp_flow_plan {
     int num_regions;
     tp_flow_region *regions;
     tp_value_pool pool; /* buffers reused across runs; its budget is the session's */
-    tp_threadpool *threads;
+    tp_plan_env env;    /* the session's threads, budget and variables; frozen: no needed node assigns one */
     int64_t max_iterations;
     bool profiling;      /* regions time their steps */
     double run_start_us; /* when the current run started (profiling) */
@@ -127,8 +127,8 @@ bool tp_flow_needed(const tfpi_graph *graph, const char *const *feed_names, int 
 /* Builds the plan: checks kernels, frames and cycles, folds root-frame
  * constants. NULL with status set on failure. */
 tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_names, int num_feeds,
-                               const char *const *fetch_names, int num_fetches, tp_threadpool *threads,
-                               int64_t max_iterations, uint64_t max_memory, tfpi_status *status);
+                               const char *const *fetch_names, int num_fetches, const tp_plan_env *env,
+                               int64_t max_iterations, tfpi_status *status);
 void tp_flow_plan_free(tp_flow_plan *plan);
 
 /* Per needed node: true if it is in the root frame and certainly live on

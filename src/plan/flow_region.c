@@ -19,7 +19,8 @@ static bool eligible(const tp_flow_plan *plan, const bool *live, const bool *rea
 {
     const tp_flow_node *fn = &plan->nodes[n];
     return live[n] && read[n] && fn->kind == TP_FLOW_OP && !fn->fed && !fn->folded &&
-           !(fn->kernel->flags & (TP_DYNAMIC | TP_CONTROL_FLOW));
+           !(fn->kernel->flags & (TP_DYNAMIC | TP_CONTROL_FLOW)) &&
+           !((fn->kernel->flags & TP_READS_VARIABLES) && !plan->env.variables_frozen); /* a read of a changing value */
 }
 
 /* Per node: read as data by a needed node, or fetched. */

@@ -324,15 +324,14 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
 
 tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
                      tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
-                     int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status)
+                     int num_fetches, const tp_plan_env *env, tfpi_status *status)
 {
-    return tp_plan_new_region(graph, NULL, feed_names, feeds, num_feeds, fetch_names, num_fetches, pool, max_memory,
-                              status);
+    return tp_plan_new_region(graph, NULL, feed_names, feeds, num_feeds, fetch_names, num_fetches, env, status);
 }
 
 tp_plan *tp_plan_new_region(const tfpi_graph *graph, const bool *inside, const char *const *feed_names,
                             tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
-                            int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status)
+                            int num_fetches, const tp_plan_env *env, tfpi_status *status)
 {
     tp_plan *plan = calloc(1, sizeof *plan);
     int *order = malloc(sizeof(int) * ((size_t)graph->num_nodes + 1));
@@ -348,7 +347,7 @@ tp_plan *tp_plan_new_region(const tfpi_graph *graph, const bool *inside, const c
     }
     plan->num_feeds = num_feeds;
     plan->inside = inside;
-    plan->max_memory = max_memory;
+    plan->max_memory = env->max_memory;
     plan->num_fetches = num_fetches;
     code = tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &plan->feeds, status);
     if (code == TFPI_OK)
@@ -364,8 +363,10 @@ tp_plan *tp_plan_new_region(const tfpi_graph *graph, const bool *inside, const c
         tp_plan_node *pn = &plan->nodes[order[i]];
         if (pn->fed)
             continue;
-        pn->ctx.pool = pool;
-        pn->ctx.max_bytes = max_memory;
+        pn->ctx.pool = env->pool;
+        pn->ctx.max_bytes = env->max_memory;
+        pn->ctx.variables = env->variables;
+        pn->ctx.variables_frozen = env->variables_frozen;
         code = prepare_node(plan, order[i], status);
         if (code == TFPI_OK && !pn->known)
             plan->steps[plan->num_steps++] = order[i];

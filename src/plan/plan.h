@@ -45,13 +45,13 @@ typedef struct tp_plan {
 /* Builds a plan; feeds give dtype and shape (their data is not read). */
 tp_plan *tp_plan_new(const tfpi_graph *graph, const char *const *feed_names,
                      tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
-                     int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status);
+                     int num_fetches, const tp_plan_env *env, tfpi_status *status);
 /* The same for a region of a larger graph (flow_region.c): control inputs
  * from nodes outside `inside` are left to the caller; data inputs from
  * outside must be fed or computable from constants. */
 tp_plan *tp_plan_new_region(const tfpi_graph *graph, const bool *inside, const char *const *feed_names,
                             tfpi_tensor *const *feeds, int num_feeds, const char *const *fetch_names,
-                            int num_fetches, tp_threadpool *pool, uint64_t max_memory, tfpi_status *status);
+                            int num_fetches, const tp_plan_env *env, tfpi_status *status);
 void tp_plan_free(tp_plan *plan);
 
 /* Runs the plan's steps on the data in its arena; with profile non-NULL

@@ -90,8 +90,10 @@ static tfpi_code replan(tp_flow_plan *plan, tp_flow_region *r, tp_value *const *
             inside[r->members[m]] = true;
         tfpi_status quiet = {0};
         uint64_t room = plan->pool.max_bytes ? plan->pool.max_bytes - plan->pool.held : UINT64_MAX;
+        tp_plan_env env = plan->env;
+        env.max_memory = room;
         r->plan = tp_plan_new_region(plan->graph, inside, (const char *const *)feed_names, feeds, r->num_inputs,
-                                     (const char *const *)fetch_names, r->num_outputs, plan->threads, room, &quiet);
+                                     (const char *const *)fetch_names, r->num_outputs, &env, &quiet);
         if (r->plan)
             r->plan->inside = NULL; /* only planning reads it */
         r->planned = true;

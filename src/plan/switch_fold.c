@@ -203,7 +203,7 @@ tfpi_graph *tp_fold_static_switches(const tfpi_graph *graph, const char *const *
         }
     }
     result = tp_graph_build(defs, count, graph->producer, "graph", status);
-    if (result && graph->backing) /* a memmapped model's ImmutableConsts read its regions */
+    if (result) /* a memmapped model's regions, a SavedModel's signature and variables */
         tp_graph_borrow_backing(result, graph);
 done:
     free(defs);

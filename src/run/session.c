@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/memory_limit.h"
+#include "kernel/resource_store.h"
 #include "plan/switch_fold.h"
 #include "run/flow_run.h"
 #include "run/profile.h"
@@ -29,6 +30,8 @@ struct tfpi_session {
     const tp_op_ctx **profiled_steps; /* the step of each record: its outputs */
     int num_profiled;
     uint64_t max_memory; /* the plans' memory budget */
+    tp_resource_store variables; /* resource variables, kept from run to run */
+    uint64_t planned_generation; /* the variables' generation the plan read them at */
 };
 
 tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_options *options,
@@ -64,6 +67,7 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
     }
     s->max_memory = budget < 0 ? UINT64_MAX : (uint64_t)budget;
     s->max_loop_iterations = TFPI_DEFAULT_MAX_LOOP_ITERATIONS;
+    s->variables.max_bytes = s->max_memory;
     return s;
 }
 
@@ -109,6 +113,7 @@ void tfpi_session_free(tfpi_session *session)
     if (!session)
         return;
     forget_plan(session);
+    tp_resource_store_free(&session->variables);
     tp_threadpool_free(session->pool);
     free(session);
 }
@@ -118,6 +123,10 @@ static bool plan_matches(const tfpi_session *s, const char *const *feed_names,
                          int num_fetches)
 {
     if ((!s->plan && !s->flow) || s->num_feeds != num_feeds || s->num_fetches != num_fetches)
+        return false;
+    /* A plan that took variables' values as constants is stale once one changes. */
+    bool frozen = s->plan || s->flow->env.variables_frozen;
+    if (frozen && s->planned_generation != s->variables.generation)
         return false;
     for (int i = 0; i < num_feeds; i++)
         if (strcmp(s->feed_names[i], feed_names[i]) != 0)
@@ -160,12 +169,13 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
         return status->code;
     }
     const tfpi_graph *g = s->resolved ? s->resolved : s->graph;
+    tp_plan_env env = {s->pool, s->max_memory, &s->variables, true};
+    s->planned_generation = s->variables.generation;
     if (tp_flow_needed(g, feed_names, num_feeds, fetch_names, num_fetches))
-        s->flow = tp_flow_plan_new(g, feed_names, num_feeds, fetch_names, num_fetches, s->pool,
-                                   s->max_loop_iterations, s->max_memory, status);
+        s->flow = tp_flow_plan_new(g, feed_names, num_feeds, fetch_names, num_fetches, &env, s->max_loop_iterations,
+                                   status);
     else
-        s->plan = tp_plan_new(g, feed_names, feeds, num_feeds, fetch_names, num_fetches, s->pool,
-                              s->max_memory, status);
+        s->plan = tp_plan_new(g, feed_names, feeds, num_feeds, fetch_names, num_fetches, &env, status);
     if (!s->plan && !s->flow)
         return status ? status->code : TFPI_INVALID_ARGUMENT;
     s->num_feeds = num_feeds;

@@ -87,14 +87,15 @@ class Corpus:
         self.lines = []
         self.names = set()
 
-    def add(self, name, nodes, expect, fetch="y", feeds=()):
-        """nodes: Node objects or encoded NodeDef fields; feeds: (name, array)."""
+    def add(self, name, nodes, expect, fetch="y", feeds=(), extra=()):
+        """nodes: Node objects or encoded NodeDef fields; feeds: (name, array);
+        extra: more run_graph flags."""
         assert name not in self.names, name
         self.names.add(name)
         path = os.path.join(self.out, name + ".pb")
         with open(path, "wb") as f:
             f.write(nodes if isinstance(nodes, bytes) else encode(nodes))
-        flags = [f"--graph={path}", f"--output={fetch}", "--num_threads=1", "--max_memory=1G"]
+        flags = [f"--graph={path}", f"--output={fetch}", "--num_threads=1", "--max_memory=1G", *extra]
         for i, (feed, array) in enumerate(feeds):
             npy = os.path.join(self.out, f"{name}.{i}.npy")
             np.save(npy, array)

@@ -1,8 +1,8 @@
 """hostile_models.py - writes the hostile-model corpus: small GraphDefs
 modelled on TensorFlow's security advisories (sizes that overflow, block
 products that wrap to 0, out-of-range indices and axes, contradicting
-attributes, malformed NodeDefs, deep nesting, huge allocations) into a
-directory, with a manifest test_hostile_models.sh runs through run_graph.
+attributes, malformed NodeDefs, deep nesting, huge allocations; function
+libraries: hostile_functions.py) into a directory, with a manifest test_hostile_models.sh runs through run_graph.
 
     python3 tests/cli/hostile_models.py OUT_DIR
 
@@ -18,6 +18,7 @@ import numpy as np
 
 from hostile_corpus import (FLOAT, INT32, INT64, STRING, B, Corpus, DType, Node, Raw, Shape, const, encode_node, f32,
                             graphdef, i32, i64, node, one_op, ph, raw_tensor)
+from hostile_functions import function_cases
 from hostile_newer import memory_safety_cases, rejection_cases, scale_cases
 
 BIG = 1 << 31
@@ -535,7 +536,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     c = Corpus(out)
     for cases in (size_cases, block_cases, window_cases, structure_cases, index_cases, arithmetic_cases,
-                  decode_cases, memory_safety_cases, rejection_cases, scale_cases):
+                  decode_cases, memory_safety_cases, rejection_cases, scale_cases, function_cases):
         cases(c)
     c.write_manifest()
     print(len(c.lines))

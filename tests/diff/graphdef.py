@@ -5,7 +5,10 @@ share no parsing code with tfpi.
 
 A graph is a list of Node(name, op, inputs, attrs). Attr values are Python
 values tagged by kind: int, float, bool, str, DType (a type attr), Shape (a
-list of dims), numpy.ndarray or TypedArray (a tensor), or a list of those."""
+list of dims), numpy.ndarray or TypedArray (a tensor), Func (a function and
+its attrs), Placeholder (a function attr placeholder), or a list of those.
+A graph may carry a function library: a list of Function (function.proto's
+FunctionDef: signature, body nodes, ret and control_ret maps)."""
 import struct
 from dataclasses import dataclass, field
 
@@ -35,6 +38,44 @@ class TypedArray:
 class Shape(list):
     """A shape attr: dims, -1 unknown; unknown_rank set for an unknown rank."""
     unknown_rank = False
+
+
+@dataclass
+class Func:
+    """A func attr value: NameAttrList (a function name and its attrs)."""
+    name: str
+    attrs: dict = field(default_factory=dict)
+
+
+class Placeholder(str):
+    """An attr value in a function body that the call binds ("T")."""
+
+
+@dataclass
+class Arg:
+    """An input or output argument of a function signature: one tensor of
+    `dtype` (a DType), or of the type attr `type_attr`; `number_attr` or
+    `type_list_attr` make it a list."""
+    name: str
+    dtype: int = 0
+    type_attr: str = ""
+    number_attr: str = ""
+    type_list_attr: str = ""
+
+
+@dataclass
+class Function:
+    """A FunctionDef: body nodes refer to arguments by name and to body
+    outputs as "node:output_arg:index"; ret maps output arg names to such
+    references, control_ret names nodes. attr_defs: signature attrs with
+    their default values (None: no default)."""
+    name: str
+    inputs: list
+    outputs: list
+    nodes: list
+    ret: dict
+    control_ret: dict = field(default_factory=dict)
+    attr_defs: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -100,6 +141,8 @@ def encode_tensor(array, dtype=None):
     array = np.asarray(array, order="C")  # (ascontiguousarray would make a scalar 1-D)
     dtype = dtype or dtype_number(array.dtype)
     out = _key(1, 0) + _varint(dtype) + _bytes_field(2, _shape(array.shape))
+    if dtype == 7:  # strings: one string_val per element
+        return out + b"".join(_bytes_field(8, bytes(v)) for v in array.flat)
     if array.ndim == 0:
         number, fmt = _SCALAR_FIELDS.get(dtype, (7, "varint"))  # int_val holds the small integer types
         return out + _packed(number, [array.item()], fmt)
@@ -107,6 +150,8 @@ def encode_tensor(array, dtype=None):
 
 
 def _attr_value(v):
+    if isinstance(v, Placeholder):
+        return _bytes_field(9, v.encode())
     if isinstance(v, bool):
         return _key(5, 0) + _varint(int(v))
     if isinstance(v, DType):
@@ -123,9 +168,20 @@ def _attr_value(v):
         return _bytes_field(8, encode_tensor(v))
     if isinstance(v, TypedArray):
         return _bytes_field(8, encode_tensor(v.array, v.dtype))
+    if isinstance(v, Func):
+        return _bytes_field(10, _name_attr_list(v))
     if isinstance(v, list):
         return _bytes_field(1, _list_value(v))
     raise TypeError(f"cannot encode attr value {v!r}")
+
+
+def _map_entry(key, value):
+    return _bytes_field(1, key) + _bytes_field(2, value)
+
+
+def _name_attr_list(f):
+    return _bytes_field(1, f.name.encode()) + b"".join(
+        _bytes_field(2, _map_entry(k.encode(), _attr_value(f.attrs[k]))) for k in sorted(f.attrs))
 
 
 def _list_value(items):
@@ -138,17 +194,54 @@ def _list_value(items):
         return _packed(4, items, "f")
     if all(isinstance(v, str) for v in items):
         return b"".join(_bytes_field(2, v.encode()) for v in items)
+    if all(isinstance(v, Func) for v in items):
+        return b"".join(_bytes_field(9, _name_attr_list(v)) for v in items)
     raise TypeError(f"cannot encode list attr {items!r}")
 
 
-def encode_graph(nodes):
-    out = b""
-    for n in nodes:
-        body = _bytes_field(1, n.name.encode()) + _bytes_field(2, n.op.encode())
-        body += b"".join(_bytes_field(3, i.encode()) for i in n.inputs)
-        for key in sorted(n.attrs):
-            body += _bytes_field(5, _bytes_field(1, key.encode()) + _bytes_field(2, _attr_value(n.attrs[key])))
-        out += _bytes_field(1, body)
+def encode_node(n):
+    body = _bytes_field(1, n.name.encode()) + _bytes_field(2, n.op.encode())
+    body += b"".join(_bytes_field(3, i.encode()) for i in n.inputs)
+    for key in sorted(n.attrs):
+        body += _bytes_field(5, _bytes_field(1, key.encode()) + _bytes_field(2, _attr_value(n.attrs[key])))
+    return body
+
+
+def _arg_def(a):
+    out = _bytes_field(1, a.name.encode())
+    if a.dtype:
+        out += _key(3, 0) + _varint(a.dtype)
+    for number, text in ((4, a.type_attr), (5, a.number_attr), (6, a.type_list_attr)):
+        if text:
+            out += _bytes_field(number, text.encode())
+    return out
+
+
+def encode_function(f):
+    """A FunctionDef's bytes."""
+    sig = _bytes_field(1, f.name.encode())
+    sig += b"".join(_bytes_field(2, _arg_def(a)) for a in f.inputs)
+    sig += b"".join(_bytes_field(3, _arg_def(a)) for a in f.outputs)
+    for name, default in f.attr_defs.items():
+        attr = _bytes_field(1, name.encode()) + _bytes_field(2, b"type")
+        if default is not None:
+            attr += _bytes_field(3, _attr_value(default))
+        sig += _bytes_field(4, attr)
+    out = _bytes_field(1, sig) + b"".join(_bytes_field(3, encode_node(n)) for n in f.nodes)
+    out += b"".join(_bytes_field(4, _map_entry(k.encode(), v.encode())) for k, v in f.ret.items())
+    out += b"".join(_bytes_field(6, _map_entry(k.encode(), v.encode())) for k, v in f.control_ret.items())
+    return out
+
+
+def encode_library(functions):
+    """A FunctionDefLibrary's bytes."""
+    return b"".join(_bytes_field(1, encode_function(f)) for f in functions)
+
+
+def encode_graph(nodes, library=None):
+    out = b"".join(_bytes_field(1, encode_node(n)) for n in nodes)
+    if library:
+        out += _bytes_field(2, encode_library(library))
     return out
 
 

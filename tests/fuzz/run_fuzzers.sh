@@ -1,8 +1,10 @@
 #!/bin/sh
 # run_fuzzers.sh - runs every libFuzzer harness built by `make fuzz` for
 # FUZZ_SECONDS each, with its seeds: ../shared/testdata models and images,
-# the hostile-model corpus (tests/cli/hostile_models.py), one-op graphs of
-# every registered op (tests/fuzz/op_graphs.py) and tests/fuzz/seeds,
+# the hostile-model corpus (tests/cli/hostile_models.py), the function
+# graphs (tests/cli/function_graphs.py: calls, While/If/Case, variables),
+# one-op graphs of every registered op (tests/fuzz/op_graphs.py), checkpoints
+# (tests/fuzz/seed_checkpoints.py), SavedModels and tests/fuzz/seeds,
 # copied into gen/fuzz-corpus/<harness>/ (kept between campaigns, never
 # committed). fuzz_graphdef also gets tests/fuzz/graphdef.dict. FUZZ_RUNS
 # stops each harness after that many executions instead (one campaign),
@@ -38,6 +40,9 @@ seed fuzz_graphdef $small_models
 if "$PY" tests/cli/hostile_models.py "$CORPUS/hostile" >/dev/null 2>&1; then
     seed fuzz_graphdef "$CORPUS"/hostile/*.pb
 fi
+if "$PY" tests/cli/function_graphs.py "$CORPUS/functions" >/dev/null 2>&1; then
+    seed fuzz_graphdef "$CORPUS"/functions/*.pb
+fi
 if "$PY" tests/fuzz/op_graphs.py "$CORPUS/op_graphs" 10 1 "$TOOLS/run_graph" >/dev/null 2>&1; then
     seed fuzz_graphdef "$CORPUS"/op_graphs/*.pb
 fi
@@ -45,6 +50,11 @@ fi
 seed fuzz_transforms $small_models
 seed fuzz_image "$TD"/images/*
 seed fuzz_pbtxt tests/fuzz/seeds/graph.pbtxt
+"$PY" tests/fuzz/seed_checkpoints.py "$CORPUS/fuzz_checkpoint" >/dev/null 2>&1
+mkdir -p "$CORPUS/fuzz_saved_model"
+for f in "$TD"/savedmodel/*/saved_model.pb "$TD"/savedmodel/*/*/saved_model.pb "$TD"/savedmodel/*/*.meta; do
+    [ -f "$f" ] && cp "$f" "$CORPUS/fuzz_saved_model/$(echo "${f#"$TD"/}" | tr / _)"
+done
 mkdir -p "$CORPUS/fuzz_transform_spec"
 echo 'a b(c=1, d="x,y") e( f = g )' >"$CORPUS/fuzz_transform_spec/seed"
 mkdir -p "$CORPUS/fuzz_memmapped"

@@ -326,6 +326,45 @@ def test_errors():
     expect_error("a closed Session says so", "closed", lambda: kept.run({"input": x}, OUTPUT), ValueError)
 
 
+def test_saved_model():
+    """SavedModels and checkpoints: xor_tf1's outputs are the README's
+    hand-computed ones; a MobileNet SavedModel (tests/cli/make_saved_model.py)
+    gives the frozen graph's exact scores by signature key."""
+    sm = os.path.join(TD, "savedmodel")
+    xor = tfpi.Graph(os.path.join(sm, "xor_tf1", "1"))
+    check("SavedModel: its signature", xor.signature() == "serving_default" and
+          xor.signature_inputs() == {"inputs": "dense_1_input:0"} and
+          xor.signature_outputs() == {"prediction": "activation_2/Sigmoid:0"}, xor.signature_inputs())
+    details = xor.inputs()
+    check("SavedModel inputs() by signature key", len(details) == 1 and details[0]["name"] == "inputs" and
+          details[0]["tensor"] == "dense_1_input:0" and details[0]["dtype"] == np.float32 and
+          details[0]["shape"] == (-1, 2), details)
+    got = tfpi.Session(xor).run({"inputs": np.array([[0, 0], [0, 1], [1, 0], [1, 1]], np.float32)}, "prediction")
+    check("xor_tf1 through its signature", np.abs(got.reshape(-1) - [0.321544, 0.605022, 0.599322, 0.548477]).max()
+          < 1e-5, got)
+    iris = tfpi.Graph(os.path.join(sm, "iris_tf1", "1"), signature="predict-iris")
+    check("signature= picks another signature", iris.outputs() == ["prediction"], iris.outputs())
+    house = tfpi.Graph(os.path.join(sm, "houseprices_ckpt", "model.ckpt.meta"))
+    out = tfpi.Session(house).run({"Placeholder": np.array(False), "Placeholder_1": np.zeros((2, 8), np.float32)},
+                                  "Squeeze")
+    check("a .meta with its checkpoint", out.shape == (2,) and np.isfinite(out).all(), out)
+    expect_error("tags= that no meta graph has", r"no MetaGraph with tags \{ train \}; available: \{ serve \}",
+                 lambda: tfpi.Graph(os.path.join(sm, "xor_tf1", "1"), tags="train"))
+    expect_error("a .tflite is named", "TensorFlow Lite model",
+                 lambda: tfpi.Graph(os.path.join(sm, "digit_tflite_tf2", "tflite_model.tflite")))
+    d = os.path.join(TMP, "mobilenet_sm")
+    subprocess.run([sys.executable, "tests/cli/make_saved_model.py", MODEL, d, "--input=input", "--output=" + OUTPUT,
+                    "--rename"], check=True)
+    x = tfpi.image_to_input(tfpi.load_image(IMAGE), 224, 224, 127.5, 127.5)[None]
+    want = tfpi.Session(tfpi.Graph(MODEL)).run({"input": x}, OUTPUT)
+    interpreter = tfpi.Interpreter(model_path=d)
+    interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
+    interpreter.invoke()
+    got = interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
+    check("Interpreter on a SavedModel directory: the frozen graph's exact scores",
+          interpreter.get_output_details()[0]["name"] == "scores" and np.array_equal(got, want))
+
+
 run_groups(test_version, test_dtypes, test_string_decode, test_wav_bytes, test_mobilenet, test_examples,
-           test_two_threads, test_image_helpers, test_errors)
+           test_two_threads, test_image_helpers, test_errors, test_saved_model)
 summary()

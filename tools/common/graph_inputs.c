@@ -26,11 +26,29 @@ static const char *shape_text(const tfpi_graph *graph, const char *name, char *b
     return buf;
 }
 
+/* The tensor a signature input key names (a SavedModel's), or name itself. */
+static const char *signature_tensor(const tfpi_graph *graph, const char *name)
+{
+    for (int i = 0; i < tfpi_graph_signature_num_inputs(graph); i++) {
+        const char *tensor = NULL, *key = tfpi_graph_signature_input(graph, i, &tensor);
+        if (key && tensor && strcmp(key, name) == 0)
+            return tensor;
+    }
+    return name;
+}
+
 const char *graph_inputs_describe(const tfpi_graph *graph, char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = '\0';
-    for (int i = 0; i < tfpi_graph_num_nodes(graph) && n < size; i++) {
+    for (int i = 0; i < tfpi_graph_signature_num_inputs(graph) && n < size; i++) { /* a SavedModel's keys */
+        const char *tensor = NULL, *key = tfpi_graph_signature_input(graph, i, &tensor);
+        char shape[160];
+        n += (size_t)snprintf(buf + n, size - n, "%s%s = %s (%s %s)", n ? ", " : "", key, tensor,
+                              tfpi_dtype_name(tfpi_graph_node_dtype(graph, tensor)),
+                              shape_text(graph, tensor, shape, sizeof shape));
+    }
+    for (int i = 0; n == 0 && i < tfpi_graph_num_nodes(graph) && n < size; i++) {
         if (strcmp(tfpi_graph_node_op(graph, i), "Placeholder") != 0)
             continue;
         const char *name = tfpi_graph_node_name(graph, i);
@@ -59,8 +77,10 @@ int graph_inputs_check(const tfpi_graph *graph, const char *name, const int64_t 
                        const char *name_flag, const char *shape_flag)
 {
     char text[1024];
+    const char *user_name = name;
+    name = signature_tensor(graph, name);
     if (!has_node(graph, name)) {
-        fprintf(stderr, "error: %s: the graph has no node named '%s'; its inputs: %s\n", name_flag, name,
+        fprintf(stderr, "error: %s: the graph has no node named '%s'; its inputs: %s\n", name_flag, user_name,
                 graph_inputs_describe(graph, text, sizeof text));
         return 1;
     }
@@ -78,7 +98,7 @@ int graph_inputs_check(const tfpi_graph *graph, const char *name, const int64_t 
     if (ndims == 0)
         snprintf(given, sizeof given, "a scalar");
     fprintf(stderr, "error: %s: [%s] does not fit input '%s', which the graph declares as %s %s\n", shape_flag,
-            given, name, tfpi_dtype_name(tfpi_graph_node_dtype(graph, name)),
+            given, user_name, tfpi_dtype_name(tfpi_graph_node_dtype(graph, name)),
             shape_text(graph, name, text, sizeof text));
     return 1;
 }
@@ -86,6 +106,9 @@ int graph_inputs_check(const tfpi_graph *graph, const char *name, const int64_t 
 int graph_inputs_check_feed(const tfpi_graph *graph, const char *name, const tfpi_tensor *feed, const char *name_flag,
                             const char *shape_flag)
 {
+    tfpi_dtype declared = tfpi_graph_node_dtype(graph, signature_tensor(graph, name));
+    if (declared && declared != tfpi_tensor_dtype(feed))
+        return 0; /* the wrong type: the session says so, naming both */
     int64_t dims[TFPI_MAX_DIMS];
     int rank = tfpi_tensor_ndims(feed);
     for (int d = 0; d < rank; d++)

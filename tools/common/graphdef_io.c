@@ -9,10 +9,13 @@
 #include <sys/stat.h>
 
 #include "file_util.h"
+#include "freeze.h"
 #include "graph/graph_memmapped.h"
-#include "graphdef_edit.h"
 #include "graph/memmapped.h"
+#include "graph/model_format.h"
 #include "graph/wire.h"
+#include "graphdef_edit.h"
+#include "model_source.h"
 #include "pbtxt.h"
 #include "tfpi.h"
 
@@ -109,18 +112,47 @@ static Tfpi__GraphDef *parse_any(const uint8_t *data, size_t size, const char *p
         *format = GRAPH_FORMAT_TEXT;
         return parse_text((const char *)data, size, path, status);
     }
+    char hint[1024];
     if (tp_memmapped_looks_damaged(data, size))
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                  "%s: a memmapped model whose directory is truncated or damaged", path);
+    else if (tp_model_format_hint(data, size, path, hint, sizeof hint))
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s", hint);
     else
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                  "%s: not a TensorFlow GraphDef (neither binary, text nor memmapped)", path);
     return NULL;
 }
 
+Tfpi__GraphDef *graphdef_read_model(const char *path, bool freeze, tfpi_status *status)
+{
+    model_source src;
+    model_source_options options = {0};
+    if (model_source_open(&src, path, &options, status) != TFPI_OK)
+        return NULL;
+    freeze_options fo = {.clear_devices = freeze, .keep_variables = !freeze, .max_bytes = tfpi_default_max_memory()};
+    int converted;
+    Tfpi__GraphDef *graph = NULL;
+    if ((!freeze && !src.info->signature_key) || freeze_source(&src, &fo, &converted, status) == TFPI_OK) {
+        graph = src.graph;
+        src.graph = NULL;
+    } else {
+        char detail[sizeof status->message];
+        memcpy(detail, status->message, sizeof detail);
+        tfpi_status_set(status, status->code, "%s: %s", path, detail);
+    }
+    model_source_close(&src);
+    return graph;
+}
+
 Tfpi__GraphDef *graphdef_read(const char *path, bool inline_regions, graph_format *format,
                               tfpi_status *status)
 {
+    if (model_source_is_model(path)) {
+        if (format)
+            *format = GRAPH_FORMAT_BINARY;
+        return graphdef_read_model(path, true, status);
+    }
     size_t size;
     uint8_t *data = read_file(path, &size, status);
     if (!data)
@@ -164,10 +196,10 @@ static bool is_text_file(const char *path)
     return looks_like_text(head, n);
 }
 
-tfpi_graph *graphdef_load_model(const char *path, tfpi_status *status)
+tfpi_graph *graphdef_load_model(const char *path, const tfpi_load_options *options, tfpi_status *status)
 {
     if (!is_text_file(path))
-        return tfpi_graph_load_file(path, status);
+        return tfpi_graph_load(path, options, status);
     Tfpi__GraphDef *def = graphdef_read(path, false, NULL, status);
     if (!def)
         return NULL;

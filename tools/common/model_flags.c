@@ -1,4 +1,5 @@
-/* model_flags.c - the default classifier's file paths (see model_flags.h). */
+/* model_flags.c - the default classifier's file paths, and loading a
+ * classifier (see model_flags.h). */
 #include "model_flags.h"
 
 #include <stdio.h>
@@ -27,4 +28,15 @@ bool classifier_model_check_defaults(const classifier_model *m, const char **ima
         return false;
     }
     return true;
+}
+
+tfpi_graph *classifier_model_load(classifier_model *m, const char *path, tfpi_status *status)
+{
+    static const classifier_model defaults = CLASSIFIER_MODEL_DEFAULTS;
+    tfpi_graph *graph = load_flags_graph(&m->load, path, status);
+    if (graph) {
+        m->input_layer = load_flags_signature_default(graph, m->input_layer, defaults.input_layer, 1);
+        m->output_layer = load_flags_signature_default(graph, m->output_layer, defaults.output_layer, 0);
+    }
+    return graph;
 }

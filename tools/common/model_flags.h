@@ -1,6 +1,7 @@
 /* model_flags.h - the flags that name an image classifier and say how to
  * feed it (--graph, --labels, --input_layer, --output_layer, --input_width,
- * --input_height, --input_mean, --input_std), with their defaults: the
+ * --input_height, --input_mean, --input_std, and how to open a SavedModel
+ * or checkpoint), with their defaults: the
  * MobileNet v1 0.25 224 that download_dependencies.sh provides (or that
  * `make install` put in share/tfpi). Shared by the label_image and camera
  * examples. */
@@ -11,9 +12,11 @@
 #include <stdbool.h>
 
 #include "flags.h"
+#include "load_flags.h"
 
 typedef struct classifier_model {
     const char *graph, *labels, *input_layer, *output_layer;
+    load_flags load; /* --saved_model_tags, --signature_def, --checkpoint */
     int input_width, input_height;
     float input_mean, input_std;
     char default_graph[PATH_MAX], default_labels[PATH_MAX]; /* what graph and labels point at first */
@@ -30,6 +33,12 @@ void classifier_model_find_defaults(classifier_model *m);
  * No labels is fine: the tools then print class numbers. */
 bool classifier_model_check_defaults(const classifier_model *m, const char **image, const char *default_image);
 
+/* Loads m->graph (at path: the flag's value, maybe under a root directory)
+ * with m->load; for a SavedModel served through a one-input, one-output
+ * signature, --input_layer and --output_layer left at their defaults become
+ * its keys. */
+tfpi_graph *classifier_model_load(classifier_model *m, const char *path, tfpi_status *status);
+
 /* An initializer for a classifier_model holding the defaults but the paths
  * (classifier_model_find_defaults fills those). */
 #define CLASSIFIER_MODEL_DEFAULTS                                                                      \
@@ -44,13 +53,14 @@ bool classifier_model_check_defaults(const classifier_model *m, const char **ima
 
 /* The tool_flag table entries that set the fields of the classifier_model m. */
 #define CLASSIFIER_MODEL_FLAGS(m)                                                                      \
-    {"graph", FLAG_STRING, &(m).graph, "frozen GraphDef (.pb, .pbtxt or memmapped)"},                                       \
-        {"labels", FLAG_STRING, &(m).labels, "labels file (name or index:name per line; none: class numbers)"},             \
+    {"graph", FLAG_STRING, &(m).graph, "model: frozen GraphDef (.pb, .pbtxt, memmapped), SavedModel dir, .meta"}, \
+        {"labels", FLAG_STRING, &(m).labels, "labels file (name or index:name per line; none: class numbers)"},   \
         {"input_width", FLAG_INT, &(m).input_width, "width the model expects"},                        \
         {"input_height", FLAG_INT, &(m).input_height, "height the model expects"},                     \
         {"input_mean", FLAG_FLOAT, &(m).input_mean, "subtracted from each pixel value"},               \
         {"input_std", FLAG_FLOAT, &(m).input_std, "pixel values are divided by this"},                 \
         {"input_layer", FLAG_STRING, &(m).input_layer, "name of the input node"},                      \
-        {"output_layer", FLAG_STRING, &(m).output_layer, "name of the output node (scores)"}
+        {"output_layer", FLAG_STRING, &(m).output_layer, "name of the output node (scores)"},           \
+        LOAD_FLAGS((m).load)
 
 #endif

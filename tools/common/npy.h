@@ -1,5 +1,6 @@
 /* npy.h - reading and writing NumPy .npy files (version 1/2, C order,
- * little-endian float32, int32, int64, uint8, bool) as tfpi tensors. */
+ * little-endian float32, float64, int32, int64, int8, uint8, bool, and
+ * strings: 'S', 'U' and object arrays) as tfpi tensors. */
 #ifndef TFPI_NPY_H
 #define TFPI_NPY_H
 

@@ -1,0 +1,142 @@
+/* lookup_table.c - TensorFlow's hash tables, as Estimator and Keras exports
+ * use them (index_to_string, vocabulary lookups): HashTableV2 names a table
+ * held by the session (src/kernel/resource_store.h, beside its variables);
+ * InitializeTableV2 fills it once (a second initialisation is skipped: the
+ * graph loader makes every lookup wait for its table's initializer,
+ * src/graph/table_init.c, so the first run fills it) and LookupTableImportV2
+ * replaces what it holds; LookupTableFindV2 maps keys (int32, int64 or
+ * strings) to scalar values, a missing key giving default_value;
+ * LookupTableSizeV2 counts the keys. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/kernel.h"
+#include "kernel/resource_store.h"
+
+static tfpi_code table_prepare(tp_op_ctx *ctx)
+{
+    tfpi_dtype key = tp_attr_type(ctx->def, "key_dtype", 0);
+    if (key != TFPI_INT32 && key != TFPI_INT64 && key != TFPI_STRING)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "keys of type %s are not supported", tfpi_dtype_name(key));
+    return tp_resource_handle_output(ctx, TP_RESOURCE_TABLE, key) ? TFPI_OK : ctx->status->code;
+}
+
+static tfpi_code nothing_to_run(tp_op_ctx *ctx)
+{
+    (void)ctx;
+    return TFPI_OK;
+}
+
+/* The table behind input 0; with inputs >= 0 (prepare), the node must have
+ * that many inputs. */
+static tfpi_code get_table(tp_op_ctx *ctx, int inputs, tp_resource_var **out)
+{
+    if (inputs >= 0 && tp_expect_inputs(ctx, inputs, inputs) != TFPI_OK)
+        return ctx->status->code;
+    const tfpi_tensor *h = ctx->inputs[0];
+    tp_resource_var *t = h->dtype == TFPI_RESOURCE && h->ndims == 0 && h->data
+                             ? tp_resource_store_get(ctx->variables, *(const intptr_t *)h->data)
+                             : NULL;
+    if (!t || t->kind != TP_RESOURCE_TABLE)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input 0 is not a table handle");
+    *out = t;
+    return TFPI_OK;
+}
+
+static tfpi_code fill_prepare(tp_op_ctx *ctx)
+{
+    tp_resource_var *t = NULL;
+    char name[300];
+    tfpi_code code = get_table(ctx, 3, &t);
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *keys = ctx->inputs[1], *values = ctx->inputs[2];
+    if (keys->dtype != t->dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "table '%s' has %s keys, given %s",
+                       tp_resource_var_name(t, name, sizeof name), tfpi_dtype_name(t->dtype),
+                       tfpi_dtype_name(keys->dtype));
+    if (tp_num_elements(keys) != tp_num_elements(values) || values->ndims != keys->ndims)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "keys and values must have one shape (one value per key)");
+    if (!tfpi_dtype_size(values->dtype) || values->dtype == TFPI_RESOURCE || values->dtype == TFPI_VARIANT)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "values of type %s are not supported", tfpi_dtype_name(values->dtype));
+    return TFPI_OK;
+}
+
+static tfpi_code fill_run(tp_op_ctx *ctx)
+{
+    tp_resource_var *t = NULL;
+    tfpi_code code = get_table(ctx, -1, &t);
+    if (code != TFPI_OK)
+        return code;
+    if (t->value.dtype && strcmp(ctx->def->op, "InitializeTableV2") == 0)
+        return TFPI_OK; /* initialised already, by an earlier run */
+    return tp_resource_table_fill(ctx->variables, t, ctx->inputs[1], ctx->inputs[2], ctx->status);
+}
+
+static tfpi_code find_prepare(tp_op_ctx *ctx)
+{
+    tp_resource_var *t = NULL;
+    char name[300];
+    tfpi_code code = get_table(ctx, 3, &t);
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *keys = ctx->inputs[1], *fallback = ctx->inputs[2];
+    if (!t->value.dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "table '%s' is used before it was initialized",
+                       tp_resource_var_name(t, name, sizeof name));
+    if (keys->dtype != t->dtype || fallback->dtype != t->value.dtype || tp_num_elements(fallback) != 1)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
+                       "table '%s' maps %s to %s; given %s keys and a %s default of %lld elements",
+                       tp_resource_var_name(t, name, sizeof name), tfpi_dtype_name(t->dtype),
+                       tfpi_dtype_name(t->value.dtype), tfpi_dtype_name(keys->dtype),
+                       tfpi_dtype_name(fallback->dtype), (long long)tp_num_elements(fallback));
+    return tp_set_output(ctx, 0, t->value.dtype, keys->ndims, keys->dims);
+}
+
+static tfpi_code find_run(tp_op_ctx *ctx)
+{
+    tp_resource_var *t = NULL;
+    tfpi_code code = get_table(ctx, -1, &t);
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *keys = ctx->inputs[1];
+    size_t size = tfpi_dtype_size(t->value.dtype);
+    char *out = ctx->outputs[0].data;
+    for (int64_t i = 0; i < tp_num_elements(keys); i++) {
+        int64_t at = tp_resource_table_find(t, keys, i);
+        memcpy(out + (size_t)i * size, at >= 0 ? (const char *)t->value.data + (size_t)at * size : ctx->inputs[2]->data,
+               size);
+    }
+    return TFPI_OK;
+}
+
+static tfpi_code size_prepare(tp_op_ctx *ctx)
+{
+    tp_resource_var *t = NULL;
+    tfpi_code code = get_table(ctx, 1, &t);
+    if (code == TFPI_OK)
+        tp_tensor_set_shape(&ctx->outputs[0], TFPI_INT64, 0, NULL);
+    return code;
+}
+
+static tfpi_code size_run(tp_op_ctx *ctx)
+{
+    tp_resource_var *t = NULL;
+    tfpi_code code = get_table(ctx, -1, &t);
+    if (code == TFPI_OK)
+        *(int64_t *)ctx->outputs[0].data = t->value.dtype ? tp_num_elements(&t->keys) : 0;
+    return code;
+}
+
+#define READS (TP_STATEFUL | TP_READS_VARIABLES)
+#define WRITES (TP_STATEFUL | TP_WRITES_VARIABLES | TP_OUTPUTS(0))
+
+const tp_kernel tp_kernels_lookup_table[] = {
+    TP_KERNEL("HashTableV2", table_prepare, nothing_to_run, free, 0),
+    TP_KERNEL("InitializeTableV2", fill_prepare, fill_run, NULL, WRITES),
+    TP_KERNEL("LookupTableImportV2", fill_prepare, fill_run, NULL, WRITES),
+    TP_KERNEL("LookupTableFindV2", find_prepare, find_run, NULL, READS),
+    TP_KERNEL("LookupTableSizeV2", size_prepare, size_run, NULL, READS),
+    TP_KERNELS_END,
+};

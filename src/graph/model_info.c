@@ -1,0 +1,236 @@
+/* model_info.c - a loaded model's signature and loader protocol names
+ * (model_info.h): choosing the signature, copying its inputs and outputs,
+ * finding the init op, and answering signature-key look-ups. */
+#include "graph/model_info.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tp_model_info *tp_model_info_new(const char *source, tfpi_status *status)
+{
+    tp_model_info *info = calloc(1, sizeof *info);
+    if (!info || !(info->source = strdup(source)) || !(info->filename_tensor = strdup("")) ||
+        !(info->restore_op = strdup("")) || !(info->init_op = strdup(""))) {
+        if (info) {
+            free(info->source);
+            free(info->filename_tensor);
+            free(info->restore_op);
+        }
+        free(info);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+        return NULL;
+    }
+    pthread_mutex_init(&info->lock, NULL);
+    return info;
+}
+
+static void free_tensors(tp_signature_tensor *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(t[i].key);
+        free(t[i].name);
+    }
+    free(t);
+}
+
+void tp_model_info_free(tp_model_info *info)
+{
+    if (!info)
+        return;
+    free_tensors(info->inputs, info->num_inputs);
+    free_tensors(info->outputs, info->num_outputs);
+    for (int i = 0; i < info->num_variables; i++) {
+        tp_variable *v = &info->variables[i];
+        free(v->node);
+        free(v->key);
+        free(v->slice);
+        tp_tensor_release(&v->value);
+    }
+    free(info->variables);
+    tp_checkpoint_close(info->checkpoint);
+    pthread_mutex_destroy(&info->lock);
+    free(info->source);
+    free(info->signature_key);
+    free(info->method_name);
+    free(info->filename_tensor);
+    free(info->restore_op);
+    free(info->init_op);
+    free(info);
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const tp_signature_tensor *)a)->key, ((const tp_signature_tensor *)b)->key);
+}
+
+/* Copies one of a signature's inputs or outputs into s (zeroed), which
+ * counts in *count from then on. */
+static tfpi_code copy_tensor(const tp_model_info *info, const char *signature, const char *what, const char *key,
+                             const Tfpi__TensorInfo *t, tp_signature_tensor *s, int *count, tfpi_status *status)
+{
+    if (!t || t->encoding_case != TFPI__TENSOR_INFO__ENCODING_NAME || !t->name[0])
+        return tfpi_status_set(status, TFPI_UNIMPLEMENTED,
+                               "%s: signature '%s': %s '%s' is a sparse or composite tensor (tfpi takes dense "
+                               "tensors named in the signature)",
+                               info->source, signature, what, key);
+    ++*count;
+    if (!(s->key = strdup(key)) || !(s->name = strdup(t->name)))
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", info->source);
+    s->dtype = (int)t->dtype > 100 ? (int)t->dtype - 100 : (int)t->dtype;
+    const Tfpi__TensorShapeProto *shape = t->tensor_shape;
+    s->ndims = !shape || shape->unknown_rank || shape->n_dim > TFPI_MAX_DIMS ? -1 : (int)shape->n_dim;
+    for (int d = 0; d < s->ndims; d++)
+        s->dims[d] = shape->dim[d]->size < 0 ? -1 : shape->dim[d]->size;
+    return TFPI_OK;
+}
+
+/* Sorts a signature's inputs or outputs by key; a key may appear once. */
+static tfpi_code sort_tensors(const tp_model_info *info, const char *signature, const char *what,
+                              tp_signature_tensor *t, int n, tfpi_status *status)
+{
+    qsort(t, (size_t)n, sizeof *t, by_key);
+    for (int i = 1; i < n; i++)
+        if (strcmp(t[i - 1].key, t[i].key) == 0)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: signature '%s' names %s '%s' twice",
+                                   info->source, signature, what, t[i].key);
+    return TFPI_OK;
+}
+
+static tfpi_code copy_signature(tp_model_info *info, const char *name, const Tfpi__SignatureDef *sig,
+                                tfpi_status *status)
+{
+    info->inputs = calloc(sig->n_inputs + 1, sizeof *info->inputs);
+    info->outputs = calloc(sig->n_outputs + 1, sizeof *info->outputs);
+    if (!info->inputs || !info->outputs)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", info->source);
+    tfpi_code code = TFPI_OK;
+    for (size_t i = 0; i < sig->n_inputs && code == TFPI_OK; i++)
+        code = copy_tensor(info, name, "input", sig->inputs[i]->key, sig->inputs[i]->value,
+                           &info->inputs[info->num_inputs], &info->num_inputs, status);
+    for (size_t i = 0; i < sig->n_outputs && code == TFPI_OK; i++)
+        code = copy_tensor(info, name, "output", sig->outputs[i]->key, sig->outputs[i]->value,
+                           &info->outputs[info->num_outputs], &info->num_outputs, status);
+    if (code == TFPI_OK)
+        code = sort_tensors(info, name, "input", info->inputs, info->num_inputs, status);
+    if (code == TFPI_OK)
+        code = sort_tensors(info, name, "output", info->outputs, info->num_outputs, status);
+    return code;
+}
+
+/* The one signature that is not internal ("__..."), or NULL. */
+static const Tfpi__SignatureDefEntry *only_signature(const tp_meta_graph *mg)
+{
+    const Tfpi__SignatureDefEntry *found = NULL;
+    for (size_t i = 0; i < mg->num_signatures; i++) {
+        if (strncmp(mg->signatures[i]->key, "__", 2) == 0 || !mg->signatures[i]->value)
+            continue;
+        if (found && strcmp(found->key, mg->signatures[i]->key) != 0)
+            return NULL;
+        found = mg->signatures[i];
+    }
+    return found;
+}
+
+tfpi_code tp_model_info_set_signature(tp_model_info *info, const tp_meta_graph *mg, const char *key,
+                                      tfpi_status *status)
+{
+    bool explicit = key && *key;
+    const char *name = explicit ? key : "serving_default";
+    const Tfpi__SignatureDef *sig = tp_meta_graph_signature(mg, name);
+    if (!sig && !explicit) {
+        const Tfpi__SignatureDefEntry *only = only_signature(mg);
+        if (!only)
+            return TFPI_OK; /* no signature: inputs and outputs go by tensor name */
+        name = only->key;
+        sig = only->value;
+    }
+    if (!sig) {
+        char names[400];
+        return tfpi_status_set(status, TFPI_NOT_FOUND, "%s: signature '%s' not found; available: %s", info->source,
+                               name, tp_meta_graph_signature_names(mg, names, sizeof names));
+    }
+    if (!(info->signature_key = strdup(name)) || !(info->method_name = strdup(sig->method_name)))
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", info->source);
+    return copy_signature(info, name, sig, status);
+}
+
+static tfpi_code set_name(const tp_model_info *info, char **field, const char *value, tfpi_status *status)
+{
+    char *copy = strdup(value);
+    if (!copy)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", info->source);
+    free(*field);
+    *field = copy;
+    return TFPI_OK;
+}
+
+/* The init op as TensorFlow's loader finds it: the __saved_model_init_op
+ * signature, else collection saved_model_main_op, else legacy_init_op
+ * (each holding exactly one op). */
+static tfpi_code find_init_op(tp_model_info *info, const tp_meta_graph *mg, tfpi_status *status)
+{
+    const Tfpi__SignatureDef *sig = tp_meta_graph_signature(mg, "__saved_model_init_op");
+    for (size_t i = 0; sig && i < sig->n_outputs; i++) {
+        const Tfpi__TensorInfo *t = sig->outputs[i]->value;
+        if (strcmp(sig->outputs[i]->key, "__saved_model_init_op") == 0 && t &&
+            t->encoding_case == TFPI__TENSOR_INFO__ENCODING_NAME)
+            return set_name(info, &info->init_op, t->name, status);
+    }
+    static const char *const collections[] = {"saved_model_main_op", "legacy_init_op"};
+    for (int c = 0; c < 2; c++) {
+        const Tfpi__CollectionDef__NodeList *ops = tp_meta_graph_node_list(mg, collections[c]);
+        if (!ops)
+            continue;
+        if (ops->n_value != 1)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: expected exactly one op in collection %s",
+                                   info->source, collections[c]);
+        return set_name(info, &info->init_op, ops->value[0], status);
+    }
+    return TFPI_OK;
+}
+
+tfpi_code tp_model_info_set_protocol(tp_model_info *info, const tp_meta_graph *mg, tfpi_status *status)
+{
+    tfpi_code code = TFPI_OK;
+    if (mg->saver_def) {
+        code = set_name(info, &info->filename_tensor, mg->saver_def->filename_tensor_name, status);
+        if (code == TFPI_OK)
+            code = set_name(info, &info->restore_op, mg->saver_def->restore_op_name, status);
+    }
+    return code == TFPI_OK ? find_init_op(info, mg, status) : code;
+}
+
+const char *tp_model_info_signature_tensor(const tp_model_info *info, const char *key, bool input)
+{
+    if (!info)
+        return NULL;
+    const tp_signature_tensor *t = input ? info->inputs : info->outputs;
+    int n = input ? info->num_inputs : info->num_outputs;
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].key, key) == 0)
+            return t[i].name;
+    return NULL;
+}
+
+/* Appends "label: k1, k2" for n tensors to buf at *len. */
+static void list_keys(const char *label, const tp_signature_tensor *t, int n, char *buf, size_t size, size_t *len)
+{
+    for (int i = 0; i <= n && *len + 1 < size; i++) {
+        int wrote = snprintf(buf + *len, size - *len, "%s%s", i == 0 ? (*len ? "; " : "") : i == 1 ? "" : ", ",
+                             i == 0 ? label : t[i - 1].key);
+        if (wrote > 0)
+            *len = *len + (size_t)wrote < size ? *len + (size_t)wrote : size - 1;
+    }
+}
+
+const char *tp_model_info_signature_keys(const tp_model_info *info, const char *what, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    if (strcmp(what, "fetch") != 0)
+        list_keys("inputs: ", info->inputs, info->num_inputs, buf, size, &len);
+    if (strcmp(what, "feed") != 0)
+        list_keys("outputs: ", info->outputs, info->num_outputs, buf, size, &len);
+    return buf;
+}
