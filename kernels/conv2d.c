@@ -1,6 +1,8 @@
 /* conv2d.c - the Conv2D kernel: float NHWC input, HWIO filter, strides,
  * dilations, SAME/VALID/EXPLICIT padding. prepare resolves the geometry
- * (src/compute/window_geometry.c). run is Winograd F(4x4, 3x3)
+ * (src/compute/window_geometry.c) and, for a constant filter that runs by
+ * Winograd, gets it transformed once for every session of the graph
+ * (src/graph/derived.h). run is Winograd F(4x4, 3x3)
  * (src/compute/winograd.c) where its rule says that pays, else one GEMM
  * over the input in place (src/compute/conv_gemm.c); both apply any scale,
  * bias and activation fused into the node as they store the outputs. The plain C reference, which the tests
@@ -12,6 +14,31 @@
 #include "compute/conv_gemm.h"
 #include "compute/window_kernel.h"
 #include "compute/winograd.h"
+#include "graph/derived.h"
+
+typedef struct filter_transform {
+    const tp_window_params *p;
+    const float *filter;
+} filter_transform;
+
+static bool transform_filter(void *arg, void *buffer)
+{
+    const filter_transform *t = arg;
+    tp_winograd_transform_filter(t->p, t->filter, buffer);
+    return true;
+}
+
+/* The constant filter transformed for Winograd, once for every session of
+ * the graph (the node and its channel counts find it); NULL if it does not
+ * fit the memory budget or memory, and run transforms it as it goes. */
+static const float *winograd_filter(tp_op_ctx *ctx, const tp_window_params *p)
+{
+    const size_t bytes = tp_winograd_filter_floats(p) * sizeof(float);
+    if (!ctx->graph || (ctx->max_bytes && bytes > ctx->max_bytes))
+        return NULL;
+    filter_transform t = {p, ctx->inputs[1]->data};
+    return tp_graph_derived(ctx->graph, ctx->def, "winograd", p->in_c << 32 | p->out_c, bytes, transform_filter, &t);
+}
 
 static tfpi_code conv2d_prepare(tp_op_ctx *ctx)
 {
@@ -23,7 +50,11 @@ static tfpi_code conv2d_prepare(tp_op_ctx *ctx)
         return code;
     tp_window_state *state = ctx->state;
     state->zeros = calloc((size_t)p.in_c + 1, sizeof *state->zeros);
-    return state->zeros ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    if (!state->zeros)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    if (tp_winograd_applies(&p) && ctx->inputs[1]->data)
+        state->winograd_filter = winograd_filter(ctx, &p);
+    return TFPI_OK;
 }
 
 static tfpi_code conv2d_run(tp_op_ctx *ctx)
@@ -33,7 +64,8 @@ static tfpi_code conv2d_run(tp_op_ctx *ctx)
     const float *input = ctx->inputs[0]->data, *filter = ctx->inputs[1]->data;
     float *output = ctx->outputs[0].data;
     const bool done = tp_winograd_applies(&state->params)
-                          ? tp_winograd_conv(&state->params, input, filter, output, &epilogue, ctx->pool)
+                          ? tp_winograd_conv(&state->params, input, filter, state->winograd_filter, output, &epilogue,
+                                             ctx->pool)
                           : tp_conv2d_gemm(&state->params, input, filter, state->zeros, output, &epilogue, ctx->pool);
     return done ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
 }

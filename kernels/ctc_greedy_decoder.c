@@ -73,6 +73,10 @@ static tfpi_code ctc_prepare(tp_op_ctx *ctx)
     if (len->ndims != 1 || len->dims[0] != in->dims[1])
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "sequence_length must be a vector of batch (%lld) lengths",
                        (long long)in->dims[1]);
+    int64_t classes = in->dims[2], blank = tp_attr_int(ctx->def, "blank_index", -1);
+    if (blank < -classes || blank >= classes)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "blank_index expected to be between %lld and %lld, is %lld",
+                       (long long)-classes, (long long)(classes - 1), (long long)blank);
     if (!in->data || !len->data)
         return tp_fail(ctx, TFPI_INTERNAL, "CTCGreedyDecoder runs only on the dynamic executor");
     size_t most = (size_t)(in->dims[0] * in->dims[1]) + 1;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/box_grid.h"
 #include "kernel/kernel.h"
 
 typedef struct candidate {
@@ -58,48 +59,96 @@ static int by_score(const void *x, const void *y)
     return a->index - b->index;
 }
 
-/* Hard NMS: one pass over the candidates in score order. */
-static void select_hard(const float *boxes, candidate *c, int n, float iou_threshold, selection *s, int max)
+/* Hard NMS: one pass over the candidates in score order; each is compared
+ * with the selected boxes near it (the others have IoU 0 and keep it). */
+static bool select_hard(const float *boxes, candidate *c, int n, float iou_threshold, selection *s, int max,
+                        tp_box_grid *grid)
 {
     qsort(c, (size_t)n, sizeof *c, by_score);
     for (int i = 0; i < n && s->count < max; i++) {
+        const int *near;
+        int count = tp_box_grid_near(grid, c[i].index, 0, &near);
+        if (count < 0)
+            return false;
         bool keep = true;
-        for (int j = s->count - 1; j >= 0 && keep; j--)
-            keep = iou(&boxes[4 * c[i].index], &boxes[4 * s->indices[j]]) <= iou_threshold;
+        for (int j = 0; j < count && keep; j++)
+            keep = iou(&boxes[4 * c[i].index], &boxes[4 * s->indices[near[j]]]) <= iou_threshold;
+        if (keep && !tp_box_grid_add(grid, c[i].index))
+            return false;
         if (keep) {
             s->scores[s->count] = c[i].score;
             s->indices[s->count++] = c[i].index;
         }
     }
+    return true;
+}
+
+/* The candidates as a binary heap, best (by_score) first. */
+static void sift_down(candidate *c, int n, int i)
+{
+    for (;;) {
+        int best = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && by_score(&c[l], &c[best]) < 0)
+            best = l;
+        if (r < n && by_score(&c[r], &c[best]) < 0)
+            best = r;
+        if (best == i)
+            return;
+        candidate t = c[i];
+        c[i] = c[best];
+        c[best] = t;
+        i = best;
+    }
+}
+
+static void push(candidate *c, int *n, candidate v)
+{
+    int i = (*n)++;
+    for (; i > 0 && by_score(&v, &c[(i - 1) / 2]) < 0; i = (i - 1) / 2)
+        c[i] = c[(i - 1) / 2];
+    c[i] = v;
+}
+
+static candidate pop(candidate *c, int *n)
+{
+    candidate top = c[0];
+    c[0] = c[--*n];
+    sift_down(c, *n, 0);
+    return top;
 }
 
 /* Soft NMS: the best remaining candidate is decayed by the boxes selected
- * since it was last looked at; unchanged means selected, still above the
- * threshold means back in the queue. */
-static void select_soft(const float *boxes, candidate *c, int n, float sigma, float score_threshold,
-                        selection *s, int max)
+ * since it was last looked at (newest first; boxes that do not overlap it
+ * decay it by exp(0) = 1 and are skipped); unchanged means selected, still
+ * above the threshold means back in the queue. */
+static bool select_soft(const float *boxes, candidate *c, int n, float sigma, float score_threshold,
+                        selection *s, int max, tp_box_grid *grid)
 {
     float scale = -0.5f / sigma;
+    for (int i = n / 2 - 1; i >= 0; i--)
+        sift_down(c, n, i);
     while (n > 0 && s->count < max) {
-        int best = 0;
-        for (int i = 1; i < n; i++)
-            if (by_score(&c[i], &c[best]) < 0)
-                best = i;
-        candidate next = c[best];
-        c[best] = c[--n];
+        candidate next = pop(c, &n);
         float original = next.score;
-        for (int j = s->count - 1; j >= next.compared && next.score > score_threshold; j--) {
-            float o = iou(&boxes[4 * next.index], &boxes[4 * s->indices[j]]);
+        const int *near;
+        int count = tp_box_grid_near(grid, next.index, next.compared, &near);
+        if (count < 0)
+            return false;
+        for (int j = 0; j < count && next.score > score_threshold; j++) {
+            float o = iou(&boxes[4 * next.index], &boxes[4 * s->indices[near[j]]]);
             next.score *= expf(scale * o * o);
         }
         next.compared = s->count;
         if (next.score == original) {
+            if (!tp_box_grid_add(grid, next.index))
+                return false;
             s->scores[s->count] = next.score;
             s->indices[s->count++] = next.index;
         } else if (next.score > score_threshold) {
-            c[n++] = next;
+            push(c, &n, next);
         }
     }
+    return true;
 }
 
 static float scalar_input(tp_op_ctx *ctx, int input, float fallback)
@@ -168,11 +217,20 @@ static tfpi_code nms_prepare(tp_op_ctx *ctx, int version)
     for (int i = 0; i < n; i++)
         if (scores[i] > score_threshold)
             c[m++] = (candidate){scores[i], i, 0};
-    if (sigma > 0)
-        select_soft(ctx->inputs[0]->data, c, m, sigma, score_threshold, s, limit);
-    else
-        select_hard(ctx->inputs[0]->data, c, m, iou_threshold, s, limit);
+    const float *boxes = ctx->inputs[0]->data;
+    tp_box_grid grid;
+    int *which = malloc(sizeof *which * ((size_t)m + 1));
+    for (int i = 0; which && i < m; i++)
+        which[i] = c[i].index;
+    bool ok = which && tp_box_grid_init(&grid, boxes, which, m) &&
+              (sigma > 0 ? select_soft(boxes, c, m, sigma, score_threshold, s, limit, &grid)
+                         : select_hard(boxes, c, m, iou_threshold, s, limit, &grid));
+    if (which)
+        tp_box_grid_free(&grid);
+    free(which);
     free(c);
+    if (!ok)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for %d boxes", n);
     s->version = version;
     s->padded = pad ? (int)max : s->count;
     tp_tensor_set_shape(&ctx->outputs[0], TFPI_INT32, 1, (int64_t[]){s->padded});

@@ -3,8 +3,8 @@
  * along one axis to an index (ArgMax, ArgMin).
  *
  * The axes input must be known while planning; negative axes count from
- * the end, repeats are allowed, no axes copies the input; keep_dims keeps
- * reduced dims as 1. Dims of size 1 are dropped and neighbouring dims that
+ * the end, an axis named twice is an error (as in TF), no axes copies the
+ * input; keep_dims keeps reduced dims as 1. Dims of size 1 are dropped and neighbouring dims that
  * are all reduced or all kept are merged, so every reduction becomes one or
  * more passes over an [outer][reduced][inner] view: NHWC Mean over H,W
  * (global pooling) is a single pass that adds rows of C. Integer Sum and
@@ -168,7 +168,11 @@ static tfpi_code read_axes(tp_op_ctx *ctx, bool *reduced)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "reduction axis %lld is out of range for input %s",
                            (long long)axis, tp_shape_string(in, shape, sizeof shape));
         }
-        reduced[axis < 0 ? axis + in->ndims : axis] = true;
+        int index = (int)(axis < 0 ? axis + in->ndims : axis);
+        if (reduced[index])
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
+                           "Invalid reduction arguments: Axes contains duplicate dimension: %d", index);
+        reduced[index] = true;
     }
     return TFPI_OK;
 }

@@ -16,6 +16,8 @@ static tfpi_code resize_prepare(tp_op_ctx *ctx)
     int64_t size[2];
     int count = 0;
     if (code == TFPI_OK)
+        code = tp_expect_dtype(ctx, 1, TFPI_INT32); /* the size: TensorFlow's op takes int32 only */
+    if (code == TFPI_OK)
         code = tp_read_index_values(ctx, 1, "size", size, 2, &count);
     if (code != TFPI_OK)
         return code;

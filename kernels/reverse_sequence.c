@@ -22,6 +22,9 @@ static tfpi_code reverse_sequence_prepare(tp_op_ctx *ctx)
         return code;
     const tfpi_tensor *in = ctx->inputs[0], *len = ctx->inputs[1];
     int seq, batch;
+    if (tp_attr_int(ctx->def, "seq_dim", 0) < 0) /* TensorFlow takes no negative seq_dim */
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "seq_dim must be >= 0 and < the input rank %d, is %lld", in->ndims,
+                       (long long)tp_attr_int(ctx->def, "seq_dim", 0));
     if ((code = tp_resolve_axis(ctx, tp_attr_int(ctx->def, "seq_dim", 0), in->ndims, "seq_dim", &seq)) != TFPI_OK ||
         (code = tp_resolve_axis(ctx, tp_attr_int(ctx->def, "batch_dim", 0), in->ndims, "batch_dim", &batch)) !=
             TFPI_OK)

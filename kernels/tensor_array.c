@@ -80,6 +80,9 @@ static bool fully_defined(int ndims, const int64_t *dims)
 static tfpi_code create_prepare(tp_op_ctx *ctx)
 {
     tfpi_code code = tp_expect_inputs(ctx, 1, 1);
+    if (code == TFPI_OK && ctx->inputs[0]->dtype != TFPI_INT32)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "size (input 0) must be int32, is %s",
+                       tfpi_dtype_name(ctx->inputs[0]->dtype));
     if (code == TFPI_OK && (ctx->inputs[0]->ndims != 0 || tp_get_int(ctx->inputs[0], 0) < 0))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "size must be a scalar >= 0");
     if (code == TFPI_OK && !ctx->resources)
@@ -127,6 +130,17 @@ static tfpi_code open_array(tp_op_ctx *ctx, int num_inputs, tensor_array **out)
 {
     tfpi_code code = tp_expect_inputs(ctx, num_inputs, num_inputs);
     return code == TFPI_OK ? get_array(ctx, out) : code;
+}
+
+/* A read (Read, Gather, Concat) names the array's dtype in its attr. */
+static tfpi_code open_array_to_read(tp_op_ctx *ctx, int num_inputs, tensor_array **out)
+{
+    tfpi_code code = open_array(ctx, num_inputs, out);
+    tfpi_dtype wanted = code == TFPI_OK ? tp_attr_type(ctx->def, "dtype", (*out)->dtype) : 0;
+    if (code == TFPI_OK && wanted != (*out)->dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "TensorArray dtype is %s but Op requested dtype %s.",
+                       tfpi_dtype_name((*out)->dtype), tfpi_dtype_name(wanted));
+    return code;
 }
 
 static tfpi_code set_flow_out(tp_op_ctx *ctx, int output)
@@ -263,7 +277,7 @@ static void take(tensor_array *ta, int64_t index, void *dst, size_t bytes)
 static tfpi_code read_prepare(tp_op_ctx *ctx)
 {
     tensor_array *ta;
-    tfpi_code code = open_array(ctx, 3, &ta);
+    tfpi_code code = open_array_to_read(ctx, 3, &ta);
     return code == TFPI_OK ? read_shape(ctx, ta, tp_get_int(ctx->inputs[1], 0), &ctx->outputs[0]) : code;
 }
 
@@ -443,7 +457,7 @@ static tfpi_code stacked_shape(tp_op_ctx *ctx, tensor_array *ta, const tfpi_tens
 static tfpi_code gather_prepare(tp_op_ctx *ctx)
 {
     tensor_array *ta;
-    tfpi_code code = open_array(ctx, 3, &ta);
+    tfpi_code code = open_array_to_read(ctx, 3, &ta);
     if (code == TFPI_OK && ctx->inputs[1]->ndims != 1)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices must be a vector");
     if (code == TFPI_OK)
@@ -472,7 +486,7 @@ static tfpi_code gather_run(tp_op_ctx *ctx)
 static tfpi_code concat_prepare(tp_op_ctx *ctx)
 {
     tensor_array *ta;
-    tfpi_code code = open_array(ctx, 2, &ta);
+    tfpi_code code = open_array_to_read(ctx, 2, &ta);
     if (code == TFPI_OK)
         code = stacked_shape(ctx, ta, NULL, true);
     if (code == TFPI_OK && ctx->num_outputs > 1)

@@ -8,6 +8,7 @@
  * of the element shape, which must then be fully known. Element shapes are
  * int32/int64 vectors with -1 for unknown dimensions, or the scalar -1 for
  * an unknown rank. These ops run only on the dynamic executor. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,30 @@ static bool compatible(const tensor_list *l, int ndims, const int64_t *dims)
         if (l->elem_dims[i] >= 0 && l->elem_dims[i] != dims[i])
             return false;
     return true;
+}
+
+/* The op's element_dtype (or, for an item, the item's type) must be the
+ * list's: TensorFlow's check and message. */
+static tfpi_code check_element_dtype(tp_op_ctx *ctx, const tensor_list *l, tfpi_dtype op_dtype)
+{
+    if (op_dtype != l->dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "Invalid data types; op elements %s but list elements %s",
+                       tfpi_dtype_name(op_dtype), tfpi_dtype_name(l->dtype));
+    return TFPI_OK;
+}
+
+/* The list's element shape as "[2,?]" ("<unknown>" for an unknown rank). */
+static const char *element_shape_string(const tensor_list *l, char *buf, size_t size)
+{
+    if (l->elem_ndims < 0)
+        return "<unknown>";
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < l->elem_ndims && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, l->elem_dims[i] < 0 ? "%s?" : "%s%lld", i ? "," : "",
+                              (long long)l->elem_dims[i]);
+    if (n < size)
+        snprintf(buf + n, size - n, "]");
+    return buf;
 }
 
 /* The list behind input `input`. */
@@ -252,8 +277,8 @@ static tfpi_code get_item_prepare(tp_op_ctx *ctx)
     if (index < 0 || index >= l->count)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "Trying to access element %lld in a list with %lld elements.",
                        (long long)index, (long long)l->count);
-    if (tp_attr_type(ctx->def, "element_dtype", l->dtype) != l->dtype)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the list holds %s", tfpi_dtype_name(l->dtype));
+    if ((code = check_element_dtype(ctx, l, tp_attr_type(ctx->def, "element_dtype", l->dtype))) != TFPI_OK)
+        return code;
     return item_shape(ctx, l, index, ctx->num_inputs > 2 ? 2 : -1, &ctx->outputs[0]);
 }
 
@@ -285,8 +310,15 @@ static tfpi_code put_prepare(tp_op_ctx *ctx)
     if (!push && (index < 0 || index >= l->count))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "Trying to modify element %lld in a list with %lld elements.",
                        (long long)index, (long long)l->count);
-    if (item->dtype != l->dtype || !compatible(l, item->ndims, item->dims))
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the item does not match the list's element type and shape");
+    if ((code = check_element_dtype(ctx, l, tp_attr_type(ctx->def, "element_dtype", l->dtype))) != TFPI_OK ||
+        (code = check_element_dtype(ctx, l, item->dtype)) != TFPI_OK)
+        return code;
+    char item_shape_buf[TFPI_MAX_DIMS * 22 + 3], list_shape[TFPI_MAX_DIMS * 22 + 3];
+    if (!compatible(l, item->ndims, item->dims))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
+                       "Tried to %s a tensor with incompatible shape. Item element shape: %s list shape: %s",
+                       push ? "push" : "set", tp_shape_string(item, item_shape_buf, sizeof item_shape_buf),
+                       element_shape_string(l, list_shape, sizeof list_shape));
     return handle_output(ctx);
 }
 
@@ -313,6 +345,8 @@ static tfpi_code stack_prepare(tp_op_ctx *ctx)
     if (code == TFPI_OK)
         code = get_list(ctx, 0, &l);
     if (code != TFPI_OK)
+        return code;
+    if ((code = check_element_dtype(ctx, l, tp_attr_type(ctx->def, "element_dtype", l->dtype))) != TFPI_OK)
         return code;
     int64_t expected = tp_attr_int(ctx->def, "num_elements", -1);
     if (expected >= 0 && expected != l->count)

@@ -12,6 +12,7 @@ typedef struct tp_window_state {
     tp_window_params params;
     tp_epilogue epilogue;
     float *zeros; /* Conv2D: in_c zeros (tp_conv2d_gemm), else NULL */
+    const float *winograd_filter; /* Conv2D by Winograd: its filter transformed, kept by the graph */
 } tp_window_state;
 
 /* Sets output 0 to float [batch, out_h, out_w, out_c] and keeps p in a new

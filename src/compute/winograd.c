@@ -124,6 +124,7 @@ static void output_1d(const float *restrict m, int64_t m_stride, float *restrict
 typedef struct wino_job {
     const tp_window_params *p;
     const float *input, *filter;
+    const float *transformed; /* the whole filter transformed (tp_winograd_transform_filter), or NULL */
     float *output;
     tp_gemm_epilogue epilogue;
     int64_t tiles_h, tiles_w, tiles;
@@ -151,10 +152,10 @@ static void store_in_panels(float *panels, int64_t in_c, int64_t c, int64_t k, c
     }
 }
 
-/* u as above for output channels [k0, k0 + n). */
-static void transform_filters(const wino_job *job, int64_t k0, int64_t n, float *u)
+/* u as above for output channels [k0, k0 + n) of filter. */
+static void transform_filters(const tp_window_params *p, const float *filter, int64_t k0, int64_t n, float *u)
 {
-    const int64_t in_c = job->p->in_c, out_c = job->p->out_c, tap_stride = in_c * out_c;
+    const int64_t in_c = p->in_c, out_c = p->out_c, tap_stride = in_c * out_c;
     const int64_t pos_floats = tp_gemm_panel_floats(in_c, n);
     float g[3 * 3 * LANES], rows[ALPHA * 3 * LANES], out[ALPHA * LANES];
     for (int64_t c = 0; c < in_c; c++) {
@@ -163,7 +164,7 @@ static void transform_filters(const wino_job *job, int64_t k0, int64_t n, float 
             if (lanes < LANES)
                 memset(g, 0, sizeof g);
             for (int tap = 0; tap < 9; tap++)
-                copy_lanes(g + tap * LANES, job->filter + tap * tap_stride + c * out_c + k0 + l0, lanes);
+                copy_lanes(g + tap * LANES, filter + tap * tap_stride + c * out_c + k0 + l0, lanes);
             for (int kx = 0; kx < 3; kx++) /* down each filter column */
                 filter_1d(g + kx * LANES, 3 * LANES, rows + kx * LANES, 3 * LANES);
             for (int y = 0; y < ALPHA; y++) { /* along each row, into the 6 positions of that row */
@@ -190,46 +191,80 @@ static void tile_origin(const wino_job *job, int64_t t, int64_t *batch, int64_t 
     *ox = t % job->tiles_w * TILE;
 }
 
-/* v[pos][i][c] for tiles [t0, t0 + n). */
+/* v[pos][i][c] for tiles [t0, t0 + n). A whole block of channels of a
+ * tile inside the input is read from the image and written into v in
+ * place; the others go through buffers, zero where they leave the input. */
 static void transform_inputs(const wino_job *job, int64_t t0, int64_t n, float *v)
 {
     const tp_window_params *p = job->p;
-    const int64_t in_c = p->in_c;
+    const int64_t in_c = p->in_c, row_stride = p->in_w * in_c, pos_stride = n * in_c;
     float d[POSITIONS * LANES], rows[POSITIONS * LANES], out[ALPHA * LANES];
     for (int64_t i = 0; i < n; i++) {
         int64_t batch, oy, ox;
         tile_origin(job, t0 + i, &batch, &oy, &ox);
-        const float *image = job->input + batch * p->in_h * p->in_w * in_c;
+        const int64_t iy0 = oy - p->pad_top, ix0 = ox - p->pad_left;
+        const bool inside = iy0 >= 0 && iy0 + ALPHA <= p->in_h && ix0 >= 0 && ix0 + ALPHA <= p->in_w;
+        const float *image = job->input + batch * p->in_h * row_stride;
         for (int64_t c0 = 0; c0 < in_c; c0 += LANES) {
             const int lanes = (int)min64(LANES, in_c - c0);
-            for (int y = 0; y < ALPHA; y++) {
-                const int64_t iy = oy - p->pad_top + y;
-                for (int x = 0; x < ALPHA; x++) {
-                    const int64_t ix = ox - p->pad_left + x;
-                    float *dst = d + (y * ALPHA + x) * LANES;
-                    memset(dst, 0, sizeof(float) * LANES);
-                    if (iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w)
-                        copy_lanes(dst, image + (iy * p->in_w + ix) * in_c + c0, lanes);
+            if (inside && lanes == LANES) {
+                const float *corner = image + iy0 * row_stride + ix0 * in_c + c0;
+                for (int x = 0; x < ALPHA; x++) /* down each column */
+                    input_1d(corner + x * in_c, row_stride, rows + x * LANES, ALPHA * LANES);
+            } else {
+                for (int y = 0; y < ALPHA; y++) {
+                    for (int x = 0; x < ALPHA; x++) {
+                        float *dst = d + (y * ALPHA + x) * LANES;
+                        memset(dst, 0, sizeof(float) * LANES);
+                        if (iy0 + y >= 0 && iy0 + y < p->in_h && ix0 + x >= 0 && ix0 + x < p->in_w)
+                            copy_lanes(dst, image + (iy0 + y) * row_stride + (ix0 + x) * in_c + c0, lanes);
+                    }
                 }
-            }
-            for (int x = 0; x < ALPHA; x++) /* down each column */
-                input_1d(d + x * LANES, ALPHA * LANES, rows + x * LANES, ALPHA * LANES);
-            for (int y = 0; y < ALPHA; y++) { /* along each row, into the 6 positions of that row */
-                input_1d(rows + y * ALPHA * LANES, LANES, out, LANES);
                 for (int x = 0; x < ALPHA; x++)
-                    copy_lanes(v + ((y * ALPHA + x) * n + i) * in_c + c0, out + x * LANES, lanes);
+                    input_1d(d + x * LANES, ALPHA * LANES, rows + x * LANES, ALPHA * LANES);
+            }
+            for (int y = 0; y < ALPHA; y++) { /* along each row, into the 6 positions of that row */
+                float *row_v = v + (y * ALPHA * n + i) * in_c + c0;
+                if (lanes == LANES) {
+                    input_1d(rows + y * ALPHA * LANES, LANES, row_v, pos_stride);
+                } else {
+                    input_1d(rows + y * ALPHA * LANES, LANES, out, LANES);
+                    for (int x = 0; x < ALPHA; x++)
+                        copy_lanes(row_v + x * pos_stride, out + x * LANES, lanes);
+                }
             }
         }
     }
 }
 
+/* dst[0, lanes) = the epilogue of src[0, lanes) for output channels from k. */
+static inline void store_through_epilogue(float *dst, const float *src, int lanes, const tp_gemm_epilogue *e,
+                                          int64_t k)
+{
+    if (lanes < LANES) {
+        for (int j = 0; j < lanes; j++)
+            dst[j] = tp_gemm_epilogue_apply(e, src[j], k + j);
+        return;
+    }
+    const tp_vec lo = tp_vec_set1(e->min), hi = tp_vec_set1(e->max);
+    for (int j = 0; j < LANES; j += TP_VEC_WIDTH) {
+        tp_vec x = tp_vec_load(src + j);
+        if (e->scale)
+            x = tp_vec_mul(x, tp_vec_load(e->scale + k + j));
+        if (e->bias)
+            x = tp_vec_add(x, tp_vec_load(e->bias + k + j));
+        tp_vec_store(dst + j, tp_vec_min(tp_vec_max(x, lo), hi));
+    }
+}
+
 /* Output channels [k0, k0 + channels) of tiles [t0, t0 + n) from
- * m[pos][i][k - k0], through the epilogue, clipped to the output's edges. */
+ * m[pos][i][k - k0], through the epilogue, clipped to the output's edges.
+ * A whole block of channels is read from m in place. */
 static void transform_outputs(const wino_job *job, int64_t t0, int64_t n, int64_t k0, int64_t channels,
                               const float *m)
 {
     const tp_window_params *p = job->p;
-    const tp_gemm_epilogue *e = &job->epilogue;
+    const int64_t pos_stride = n * channels;
     float gathered[POSITIONS * LANES], rows[TILE * ALPHA * LANES], y[TILE * TILE * LANES];
     for (int64_t i = 0; i < n; i++) {
         int64_t batch, oy, ox;
@@ -237,23 +272,22 @@ static void transform_outputs(const wino_job *job, int64_t t0, int64_t n, int64_
         float *image = job->output + batch * p->out_h * p->out_w * p->out_c;
         for (int64_t l0 = 0; l0 < channels; l0 += LANES) {
             const int lanes = (int)min64(LANES, channels - l0);
-            if (lanes < LANES)
+            const float *mi = m + i * channels + l0;
+            int64_t m_stride = ALPHA * pos_stride, m_column = pos_stride;
+            if (lanes < LANES) {
                 memset(gathered, 0, sizeof gathered);
-            for (int pos = 0; pos < POSITIONS; pos++)
-                copy_lanes(gathered + pos * LANES, m + (pos * n + i) * channels + l0, lanes);
+                for (int pos = 0; pos < POSITIONS; pos++)
+                    copy_lanes(gathered + pos * LANES, mi + pos * pos_stride, lanes);
+                mi = gathered, m_stride = ALPHA * LANES, m_column = LANES;
+            }
             for (int x = 0; x < ALPHA; x++) /* down each column: 6 rows to 4 */
-                output_1d(gathered + x * LANES, ALPHA * LANES, rows + x * LANES, ALPHA * LANES);
+                output_1d(mi + x * m_column, m_stride, rows + x * LANES, ALPHA * LANES);
             for (int r = 0; r < TILE; r++) /* along each row: 6 columns to 4 */
                 output_1d(rows + r * ALPHA * LANES, LANES, y + r * TILE * LANES, LANES);
-            const int64_t k = k0 + l0;
-            for (int r = 0; r < TILE && oy + r < p->out_h; r++) {
-                for (int x = 0; x < TILE && ox + x < p->out_w; x++) {
-                    const float *src = y + (r * TILE + x) * LANES;
-                    float *dst = image + ((oy + r) * p->out_w + ox + x) * p->out_c + k;
-                    for (int j = 0; j < lanes; j++)
-                        dst[j] = tp_gemm_epilogue_apply(e, src[j], k + j);
-                }
-            }
+            for (int r = 0; r < TILE && oy + r < p->out_h; r++)
+                for (int x = 0; x < TILE && ox + x < p->out_w; x++)
+                    store_through_epilogue(image + ((oy + r) * p->out_w + ox + x) * p->out_c + k0 + l0,
+                                           y + (r * TILE + x) * LANES, lanes, &job->epilogue, k0 + l0);
         }
     }
 }
@@ -264,7 +298,11 @@ static void run_task(wino_job *job, int64_t task, const wino_buffers *b)
     const int64_t t0 = task / job->channel_blocks * job->tile_block, k0 = task % job->channel_blocks * job->channel_block;
     const int64_t n = min64(job->tile_block, job->tiles - t0), channels = min64(job->channel_block, p->out_c - k0);
     transform_inputs(job, t0, n, b->v);
-    transform_filters(job, k0, channels, b->u);
+    const float *u = b->u;
+    if (job->transformed)
+        u = job->transformed + k0 / job->channel_block * POSITIONS * tp_gemm_panel_floats(p->in_c, job->channel_block);
+    else
+        transform_filters(p, job->filter, k0, channels, b->u);
     for (int pos = 0; pos < POSITIONS; pos++) {
         const tp_gemm_matrix rows = {b->v + pos * n * p->in_c, p->in_c};
         const tp_gemm g = {
@@ -274,7 +312,7 @@ static void run_task(wino_job *job, int64_t task, const wino_buffers *b)
             .depth = p->in_c,
             .rows = tp_gemm_matrix_rows,
             .rows_arg = &rows,
-            .b = b->u + pos * tp_gemm_panel_floats(p->in_c, channels),
+            .b = u + pos * tp_gemm_panel_floats(p->in_c, channels),
             .b_in_panels = true,
             .c = b->m + pos * n * channels,
             .ldc = channels,
@@ -293,7 +331,7 @@ static void run_tasks(void *arg, int64_t begin, int64_t end)
     wino_job *job = arg;
     const int64_t in_c = job->p->in_c;
     const size_t v = (size_t)(POSITIONS * job->tile_block * in_c);
-    const size_t u = (size_t)(POSITIONS * tp_gemm_panel_floats(in_c, job->channel_block));
+    const size_t u = job->transformed ? 0 : (size_t)(POSITIONS * tp_gemm_panel_floats(in_c, job->channel_block));
     const size_t m = (size_t)(POSITIONS * job->tile_block * job->channel_block);
     float *buffer = aligned_alloc(64, ((v + u + m) * sizeof(float) + 63) & ~(size_t)63);
     if (!buffer) {
@@ -307,15 +345,37 @@ static void run_tasks(void *arg, int64_t begin, int64_t end)
 }
 
 /* Output channels per task: all of them if their transformed filter fits
- * its buffer, else as many whole micro-kernel panels as fit (at least one).
- * Tiles per task: as many as fit the other buffers, in whole micro-kernel
- * rows, but few enough that every thread gets several tasks. */
+ * a task's buffer, else as many whole micro-kernel panels as fit (at least
+ * one). The same for every thread count: a filter transformed once serves
+ * them all. */
+static int64_t channel_block(const tp_window_params *p)
+{
+    if (POSITIONS * p->in_c * p->out_c <= FILTER_BLOCK_FLOATS)
+        return p->out_c;
+    return max64(1, FILTER_BLOCK_FLOATS / (POSITIONS * p->in_c) / TP_GEMM_NR) * TP_GEMM_NR;
+}
+
+size_t tp_winograd_filter_floats(const tp_window_params *p)
+{
+    const int64_t block = channel_block(p), full = p->out_c / block, last = p->out_c % block;
+    return (size_t)(POSITIONS * (full * tp_gemm_panel_floats(p->in_c, block) + tp_gemm_panel_floats(p->in_c, last)));
+}
+
+void tp_winograd_transform_filter(const tp_window_params *p, const float *filter, float *transformed)
+{
+    const int64_t block = channel_block(p);
+    for (int64_t k0 = 0; k0 < p->out_c; k0 += block) {
+        transform_filters(p, filter, k0, min64(block, p->out_c - k0), transformed);
+        transformed += POSITIONS * tp_gemm_panel_floats(p->in_c, block);
+    }
+}
+
+/* Tiles per task: as many as fit the buffers, in whole micro-kernel rows,
+ * but few enough that every thread gets several tasks. */
 static void plan_blocks(wino_job *job, int64_t threads)
 {
     const tp_window_params *p = job->p;
-    job->channel_block = p->out_c;
-    if (POSITIONS * p->in_c * p->out_c > FILTER_BLOCK_FLOATS)
-        job->channel_block = max64(1, FILTER_BLOCK_FLOATS / (POSITIONS * p->in_c) / TP_GEMM_NR) * TP_GEMM_NR;
+    job->channel_block = channel_block(p);
     job->channel_blocks = ceil_div(p->out_c, job->channel_block);
     int64_t tile_block = TILE_BLOCK_FLOATS / (POSITIONS * (p->in_c + job->channel_block));
     if (threads > 1)
@@ -324,10 +384,11 @@ static void plan_blocks(wino_job *job, int64_t threads)
     job->tile_blocks = ceil_div(job->tiles, job->tile_block);
 }
 
-bool tp_winograd_conv(const tp_window_params *p, const float *input, const float *filter, float *output,
-                      const tp_gemm_epilogue *epilogue, tp_threadpool *pool)
+bool tp_winograd_conv(const tp_window_params *p, const float *input, const float *filter, const float *transformed,
+                      float *output, const tp_gemm_epilogue *epilogue, tp_threadpool *pool)
 {
-    wino_job job = {.p = p, .input = input, .filter = filter, .output = output, .epilogue = *epilogue};
+    wino_job job = {.p = p, .input = input, .filter = filter, .transformed = transformed, .output = output,
+                    .epilogue = *epilogue};
     job.tiles_h = ceil_div(p->out_h, TILE);
     job.tiles_w = ceil_div(p->out_w, TILE);
     job.tiles = p->batch * job.tiles_h * job.tiles_w;

@@ -3,14 +3,15 @@
  * built graph (this file). Uses src/core/ only; the model tools may use it.
  *
  * graph.h - the loaded graph: the parsed NodeDefs with their inputs resolved
- * to (node, output index) edges and a name index. Immutable once built;
- * sessions plan and run over it. */
+ * to (node, output index) edges and a name index. Immutable once built
+ * (but for the cache of derived values); sessions plan and run over it. */
 #ifndef TFPI_GRAPH_H
 #define TFPI_GRAPH_H
 
 #include <stdbool.h>
 
 #include "graph.pb-c.h"
+#include "graph/derived.h"
 #include "graph/name_map.h"
 #include "tfpi.h"
 
@@ -36,6 +37,7 @@ struct tfpi_graph {
     void *backing; /* memory the NodeDefs point into (memmapped models), or NULL */
     void (*free_backing)(void *backing);
     bool backing_borrowed; /* a copy's backing: the original graph frees it */
+    tp_derived_cache *derived; /* values kernels derive once for all sessions (derived.h) */
 };
 
 /* Takes ownership of defs[0..n) (each freed with tfpi__node_def__free_unpacked)

@@ -1,6 +1,7 @@
 /* graph_build.c - turns parsed NodeDefs into a tfpi_graph: checks names,
  * resolves every input string to a (node, output) edge, and answers name
  * look-ups. Any model format (binary, memmapped) ends up here. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,7 @@ void tfpi_graph_free(tfpi_graph *graph)
     }
     free(graph->nodes);
     tp_name_map_free(&graph->names);
+    tp_derived_cache_free(graph->derived);
     if (graph->free_backing && !graph->backing_borrowed)
         graph->free_backing(graph->backing);
     free(graph);
@@ -94,14 +96,18 @@ static int by_key(const void *a, const void *b)
     return strcmp((*(Tfpi__NodeDef__AttrEntry *const *)a)->key, (*(Tfpi__NodeDef__AttrEntry *const *)b)->key);
 }
 
-/* Every attribute entry has a key and a value, and no key appears twice
+/* Every attribute entry has a name and a value, and no name appears twice
  * (protobuf-c keeps both entries of a map where TensorFlow keeps one). */
 static tfpi_code check_attrs(const Tfpi__NodeDef *def, const char *source, tfpi_status *status)
 {
-    for (size_t i = 0; i < def->n_attr; i++)
+    for (size_t i = 0; i < def->n_attr; i++) {
+        if (!def->attr[i]->key || !def->attr[i]->key[0])
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node '%s' (%s) has an empty attribute name",
+                                   source, def->name, def->op);
         if (!def->attr[i]->value || def->attr[i]->value->value_case == TFPI__ATTR_VALUE__VALUE__NOT_SET)
             return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node '%s' (%s): attribute '%s' has no value",
-                                   source, def->name, def->op, def->attr[i]->key ? def->attr[i]->key : "");
+                                   source, def->name, def->op, def->attr[i]->key);
+    }
     if (def->n_attr < 2)
         return TFPI_OK;
     Tfpi__NodeDef__AttrEntry **sorted = malloc(def->n_attr * sizeof *sorted);
@@ -116,6 +122,63 @@ static tfpi_code check_attrs(const Tfpi__NodeDef *def, const char *source, tfpi_
                                    source, def->name, def->op, sorted[i]->key);
     free(sorted);
     return code;
+}
+
+/* TensorFlow's node name rule: pieces joined by '>', each a letter, digit,
+ * '.' or '_' then letters, digits and "-./_". */
+static bool valid_node_name(const char *name)
+{
+    const char *p = name;
+    for (;;) {
+        if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '_'))
+            return false;
+        for (p++; isalnum((unsigned char)*p) || (*p && strchr("-./_", *p)); p++)
+            ;
+        if (!*p)
+            return true;
+        if (*p++ != '>')
+            return false;
+    }
+}
+
+/* The name with every byte outside printable ASCII shown as '?', so that
+ * an error message stays one line. */
+static const char *printable(const char *name, char *buf, size_t size)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < size; i++)
+        buf[i] = name[i] >= ' ' && name[i] <= '~' ? name[i] : '?';
+    buf[i] = 0;
+    return buf;
+}
+
+static bool is_ref_op(const char *op)
+{
+    return strncmp(op, "Ref", 3) == 0;
+}
+
+/* A Ref op (RefSwitch, RefEnter...) takes references: its data inputs must
+ * come from variables or other Ref ops. TensorFlow refuses anything else
+ * ("expected float_ref"); frozen graphs have no references at all. */
+static tfpi_code check_ref_inputs(const tfpi_graph *g, int i, const char *source, tfpi_status *status)
+{
+    static const char *const variables[] = {"VariableV2", "Variable", "TemporaryVariable"};
+    const tp_node *node = &g->nodes[i];
+    if (!is_ref_op(node->def->op))
+        return TFPI_OK;
+    for (int k = 0; k < node->num_inputs; k++) {
+        const Tfpi__NodeDef *from = g->nodes[node->inputs[k].node].def;
+        bool ref = is_ref_op(from->op);
+        for (size_t v = 0; v < sizeof variables / sizeof variables[0]; v++)
+            ref = ref || strcmp(from->op, variables[v]) == 0;
+        if (!ref)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                   "%s: node '%s' (%s): input %d comes from '%s' (%s), which is not a reference "
+                                   "(a variable); TensorFlow refuses this graph (expected a _ref type): use %s",
+                                   source, node->def->name, node->def->op, k, from->name, from->op,
+                                   node->def->op + 3);
+    }
+    return TFPI_OK;
 }
 
 /* Resolves the input strings of node i into edges. */
@@ -160,8 +223,10 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
 {
     tfpi_graph *g = calloc(1, sizeof *g);
     tp_node *nodes = calloc((size_t)n + 1, sizeof *nodes);
-    if (!g || !nodes || !tp_name_map_init(&g->names, (size_t)n)) {
+    tp_derived_cache *derived = tp_derived_cache_new();
+    if (!g || !nodes || !derived || !tp_name_map_init(&g->names, (size_t)n)) {
         tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %d nodes", source, n);
+        tp_derived_cache_free(derived);
         if (g)
             tp_name_map_free(&g->names);
         free(g);
@@ -169,6 +234,7 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
         return NULL;
     }
     g->nodes = nodes;
+    g->derived = derived;
     g->producer = producer;
     for (int i = 0; i < n; i++) {
         nodes[i].def = defs[i];
@@ -179,9 +245,15 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
     if (n == 0)
         code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the graph has no nodes", source);
     for (int i = 0; i < n && code == TFPI_OK; i++) {
+        char shown[128];
         if (!defs[i]->name[0] || !defs[i]->op[0])
             code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: node %d has an empty %s", source, i,
                             defs[i]->name[0] ? "op" : "name");
+        else if (!valid_node_name(defs[i]->name))
+            code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                   "%s: node %d: node name '%s' contains invalid characters (TensorFlow's rule: "
+                                   "a letter, digit, '.' or '_', then letters, digits and -./_, pieces joined by '>')",
+                                   source, i, printable(defs[i]->name, shown, sizeof shown));
         else if ((code = check_attrs(defs[i], source, status)) == TFPI_OK &&
                  !tp_name_map_insert(&g->names, defs[i]->name, i))
             code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: two nodes are named '%s'", source,
@@ -189,6 +261,8 @@ tfpi_graph *tp_graph_build(Tfpi__NodeDef **defs, int n, int producer, const char
     }
     for (int i = 0; i < n && code == TFPI_OK; i++)
         code = link_inputs(g, i, source, status);
+    for (int i = 0; i < n && code == TFPI_OK; i++)
+        code = check_ref_inputs(g, i, source, status);
     if (code != TFPI_OK) {
         tfpi_graph_free(g);
         return NULL;

@@ -122,6 +122,8 @@ int tp_op_output_count(const Tfpi__NodeDef *def, const tp_kernel *kernel);
 /* Attribute kinds, N against the inputs, T / SrcT / dtype against the
  * input types, no inputs into a Const; runs before the kernel's prepare. */
 tfpi_code tp_check_node_signature(tp_op_ctx *ctx);
+/* Prepares kernel on ctx after those checks: how every executor prepares. */
+tfpi_code tp_kernel_prepare(const tp_kernel *kernel, tp_op_ctx *ctx);
 
 /* Runs kernel on ctx - unless it has outputs, every one of them is empty
  * and it is neither stateful, an alias nor control flow: an output such as

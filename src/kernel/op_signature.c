@@ -63,10 +63,10 @@ static const char *kind_name(Tfpi__AttrValue__ValueCase kind)
     }
 }
 
-/* The ops whose T is a list of types (TensorFlow's list(type) attribute). */
-static bool t_is_a_type_list(const char *op)
+/* Ops whose T is a list of types, one per input (IdentityN, Assert's data). */
+static bool takes_type_list(const char *op)
 {
-    return !strcmp(op, "IdentityN") || !strcmp(op, "Assert");
+    return !strcmp(op, "IdentityN") || !strcmp(op, "Assert") || !strcmp(op, "Print");
 }
 
 static tfpi_code check_attr_kinds(tp_op_ctx *ctx)
@@ -75,7 +75,7 @@ static tfpi_code check_attr_kinds(tp_op_ctx *ctx)
         const Tfpi__AttrValue *a = tp_attr(ctx->def, attr_kinds[k].name);
         if (a && a->value_case != attr_kinds[k].kind && !(a->value_case == TFPI__ATTR_VALUE__VALUE_LIST &&
                                                            attr_kinds[k].kind == TFPI__ATTR_VALUE__VALUE_TYPE &&
-                                                           t_is_a_type_list(ctx->def->op)))
+                                                           takes_type_list(ctx->def->op)))
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute '%s' is %s, expected %s", attr_kinds[k].name,
                            kind_name(a->value_case), kind_name(attr_kinds[k].kind));
     }
@@ -93,31 +93,53 @@ static int inputs_counted_by_n(const tp_op_ctx *ctx)
     return -1;
 }
 
-/* The input whose type attribute T gives (the value input; 0 for most ops;
- * -1 when T is the output's type, as for QuantizeV2). */
-static int input_typed_by_t(const char *op)
-{
-    static const char *const second[] = {"Split", "Select", "SelectV2", "Fill", "Concat", "Conv2DBackpropInput",
-                                         "QuantizedConcat"};
-    if (!strcmp(op, "QuantizeV2"))
-        return -1;
-    for (size_t i = 0; i < sizeof second / sizeof second[0]; i++)
-        if (!strcmp(op, second[i]))
-            return 1;
-    if (!strcmp(op, "OneHot"))
-        return 2;
-    return 0;
-}
+/* Inputs a type attribute gives, for the ops where T does not simply type
+ * input 0 (-1 as last: through the last input; -2: all but the last). */
+#define LAST (-1)
+#define BUT_LAST (-2)
+static const struct {
+    const char *op, *attr;
+    int first, last;
+} typed_inputs[] = {
+    {"Split", "T", 1, 1}, {"Fill", "T", 1, 1}, {"Concat", "T", 1, LAST}, {"QuantizedConcat", "T", 1, 1},
+    {"Select", "T", 1, 2}, {"SelectV2", "T", 1, 2}, {"Conv2DBackpropInput", "T", 1, 2},
+    {"OneHot", "T", 2, 3}, {"ConcatV2", "T", 0, BUT_LAST}, {"Pack", "T", 0, LAST}, {"AddN", "T", 0, LAST},
+    {"SparseToDense", "T", 2, 3}, {"SparseToDense", "Tindices", 0, 1},
+    {"NonMaxSuppressionV2", "T", 0, 1}, {"NonMaxSuppressionV2", "T_threshold", 3, 3},
+    {"NonMaxSuppressionV3", "T", 0, 1}, {"NonMaxSuppressionV3", "T_threshold", 3, 4},
+    {"NonMaxSuppressionV4", "T", 0, 1}, {"NonMaxSuppressionV4", "T_threshold", 3, 4},
+    {"NonMaxSuppressionV5", "T", 0, 1}, {"NonMaxSuppressionV5", "T", 3, 5},
+    {"TensorArrayWriteV3", "T", 2, 2}, {"TensorArrayScatterV3", "T", 2, 2}, {"TensorArraySplitV3", "T", 1, 1},
+    {"ScatterNd", "T", 1, 1}, {"ScatterNd", "Tindices", 0, 0},
+    {"QuantizeV2", "T", 1, 0}, /* T is the output's type */
+};
 
-static tfpi_code check_type_attr(tp_op_ctx *ctx, const char *name, int input)
+/* Each input in [first, last] must have the type attribute `name` says. */
+static tfpi_code check_type_attr(tp_op_ctx *ctx, const char *name, int first, int last)
 {
     const Tfpi__AttrValue *a = tp_attr(ctx->def, name);
-    if (!a || a->value_case != TFPI__ATTR_VALUE__VALUE_TYPE || input < 0 || input >= ctx->num_inputs)
+    if (!a || a->value_case != TFPI__ATTR_VALUE__VALUE_TYPE)
         return TFPI_OK;
-    if ((tfpi_dtype)a->type != ctx->inputs[input]->dtype)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute %s = %s, but input %d is %s", name,
-                       tfpi_dtype_name((tfpi_dtype)a->type), input, tfpi_dtype_name(ctx->inputs[input]->dtype));
+    last = last == LAST ? ctx->num_inputs - 1 : last == BUT_LAST ? ctx->num_inputs - 2 : last;
+    for (int i = first; i <= last && i < ctx->num_inputs; i++)
+        if ((tfpi_dtype)a->type != ctx->inputs[i]->dtype)
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute %s = %s, but input %d is %s", name,
+                           tfpi_dtype_name((tfpi_dtype)a->type), i, tfpi_dtype_name(ctx->inputs[i]->dtype));
     return TFPI_OK;
+}
+
+static tfpi_code check_typed_inputs(tp_op_ctx *ctx)
+{
+    bool listed = false;
+    tfpi_code code = TFPI_OK;
+    for (size_t k = 0; k < sizeof typed_inputs / sizeof typed_inputs[0] && code == TFPI_OK; k++)
+        if (!strcmp(ctx->def->op, typed_inputs[k].op)) {
+            listed = listed || !strcmp(typed_inputs[k].attr, "T");
+            code = check_type_attr(ctx, typed_inputs[k].attr, typed_inputs[k].first, typed_inputs[k].last);
+        }
+    if (code == TFPI_OK && !listed)
+        code = check_type_attr(ctx, "T", 0, 0);
+    return code;
 }
 
 tfpi_code tp_check_node_signature(tp_op_ctx *ctx)
@@ -132,9 +154,15 @@ tfpi_code tp_check_node_signature(tp_op_ctx *ctx)
                        (long long)n->i, counted);
     if (!strcmp(ctx->def->op, "Const") && ctx->num_inputs > 0)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "a Const takes no data input, has %d", ctx->num_inputs);
-    if ((code = check_type_attr(ctx, "T", input_typed_by_t(ctx->def->op))) != TFPI_OK)
+    if ((code = check_typed_inputs(ctx)) != TFPI_OK)
         return code;
-    if (!strcmp(ctx->def->op, "PlaceholderWithDefault") && (code = check_type_attr(ctx, "dtype", 0)) != TFPI_OK)
+    if (!strcmp(ctx->def->op, "PlaceholderWithDefault") && (code = check_type_attr(ctx, "dtype", 0, 0)) != TFPI_OK)
         return code;
-    return check_type_attr(ctx, "SrcT", 0);
+    return check_type_attr(ctx, "SrcT", 0, 0);
+}
+
+tfpi_code tp_kernel_prepare(const tp_kernel *kernel, tp_op_ctx *ctx)
+{
+    tfpi_code code = tp_check_node_signature(ctx);
+    return code == TFPI_OK ? kernel->prepare(ctx) : code;
 }

@@ -136,7 +136,7 @@ static tfpi_code prepare(tp_flow_node *fn, tp_op_ctx *ctx, tp_value *const *inpu
         tfpi_status quiet = {0};
         tfpi_status *status = ctx->status;
         ctx->status = &quiet;
-        tfpi_code code = k->prepare(ctx);
+        tfpi_code code = tp_kernel_prepare(k, ctx);
         ctx->status = status;
         if (code == TFPI_OK && remember(fn, inputs, n, ctx->state)) {
             *kept = true;
@@ -149,7 +149,7 @@ static tfpi_code prepare(tp_flow_node *fn, tp_op_ctx *ctx, tp_value *const *inpu
         fn->uncacheable = true; /* its prepare needs values: prepare per execution */
     }
     show_inputs(fn, inputs, n, true);
-    return k->prepare(ctx);
+    return tp_kernel_prepare(k, ctx);
 }
 
 tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inputs, tp_value **outputs,

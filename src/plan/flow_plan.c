@@ -256,8 +256,16 @@ static tfpi_code frame_of_every_node(tp_flow_plan *plan, frame_lookup *lookup, t
             if (!name || name->value_case != TFPI__ATTR_VALUE__VALUE_S)
                 return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (Enter) has no frame_name",
                                        gn->def->name);
+            if (memchr(name->s.data, 0, name->s.len))
+                return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s): frame_name holds a NUL byte",
+                                       gn->def->name, gn->def->op);
             /* NodeDef strings are not NUL-terminated: the frame owns a copy. */
-            char *copy = strndup((const char *)name->s.data, name->s.len);
+            char *copy = malloc(name->s.len + 1);
+            if (copy) {
+                if (name->s.len)
+                    memcpy(copy, name->s.data, name->s.len);
+                copy[name->s.len] = 0;
+            }
             if (!copy || (fn->child_frame = find_or_add_frame(plan, lookup, copy, fn->frame)) < 0) {
                 free(copy);
                 return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
@@ -348,8 +356,10 @@ static tfpi_code index_frames(tp_flow_plan *plan, tfpi_status *status)
             continue;
         tp_flow_frame *f = &plan->frames[plan->nodes[n].frame];
         f->nodes[plan->nodes[n].local] = n;
-        if (plan->nodes[n].kind == TP_FLOW_EXIT)
+        if (plan->nodes[n].kind == TP_FLOW_EXIT) {
+            plan->nodes[n].exit_index = f->num_exits;
             f->exits[f->num_exits++] = n;
+        }
     }
     return TFPI_OK;
 }
@@ -384,6 +394,14 @@ static tfpi_code prepare_nodes(tp_flow_plan *plan, tfpi_status *status)
             }
         if (!is_fed(plan, n) && !(fn->kernel = tp_find_kernel(gn->def->op)))
             return tp_plan_missing_kernel(gn->def, status);
+        if (fn->kind == TP_FLOW_MERGE) {
+            const Tfpi__AttrValue *count = tp_attr(gn->def, "N"), *type = tp_attr(gn->def, "T");
+            if (count && count->value_case == TFPI__ATTR_VALUE__VALUE_I && count->i != gn->num_inputs)
+                return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                       "node '%s' (%s): attribute N = %lld, but the node has %d such inputs",
+                                       gn->def->name, gn->def->op, (long long)count->i, gn->num_inputs);
+            fn->merge_type = type && type->value_case == TFPI__ATTR_VALUE__VALUE_TYPE ? (tfpi_dtype)type->type : 0;
+        }
         fn->ctx_inputs = calloc((size_t)gn->num_inputs + 1, sizeof *fn->ctx_inputs);
         fn->views = calloc((size_t)gn->num_inputs + 1, sizeof *fn->views);
         fn->ctx_outputs = calloc((size_t)fn->num_outputs, sizeof *fn->ctx_outputs);

@@ -35,6 +35,8 @@ typedef struct tp_flow_node {
     int frame;          /* static frame the node runs in (0: root) */
     int child_frame;    /* Enter: the frame it feeds */
     bool is_constant;   /* Enter: every iteration sees the value */
+    int exit_index;     /* Exit: its place in its frame's exits */
+    tfpi_dtype merge_type; /* Merge: the type its T gives every input (0: no T) */
     bool fed;           /* its outputs come from the run's feeds */
     int num_back_inputs; /* Merge: inputs from NextIteration (a loop header) */
     int local;          /* index among its frame's nodes */

@@ -272,10 +272,7 @@ static tfpi_code prepare_node(tp_plan *plan, int index, tfpi_status *status)
         pn->ctx.inputs[i] = tp_plan_tensor(plan, e);
     }
     pn->ctx.status = status;
-    tfpi_code code = tp_check_node_signature(&pn->ctx);
-    if (code != TFPI_OK)
-        return code;
-    code = pn->kernel->prepare(&pn->ctx);
+    tfpi_code code = tp_kernel_prepare(pn->kernel, &pn->ctx);
     pn->prepared = true;
     if (code != TFPI_OK)
         return code;

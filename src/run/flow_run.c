@@ -117,6 +117,12 @@ static tfpi_code deliver(run_state *r, frame_inst *f, iteration *it, int node, i
     if (v == TP_DEAD && it->cause[l] < 0)
         it->cause[l] = r->dead_cause;
     if (fn->kind == TP_FLOW_MERGE) {
+        if (slot >= 0 && v != TP_DEAD && fn->merge_type && v->t.dtype != fn->merge_type) {
+            const Tfpi__NodeDef *def = r->plan->graph->nodes[node].def;
+            return tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
+                                   "node '%s' (%s): attribute T = %s, but input %d is %s", def->name, def->op,
+                                   tfpi_dtype_name(fn->merge_type), slot, tfpi_dtype_name(v->t.dtype));
+        }
         if (it->fired[l])
             return TFPI_OK;
         if (slot < 0)
@@ -328,7 +334,8 @@ static tfpi_code retire(run_state *r, frame_inst *f)
     return code == TFPI_OK ? retire(r, parent) : code;
 }
 
-/* Checks a routing node's inputs with its kernel's prepare. */
+/* Checks a routing node's inputs with its kernel's prepare (a Merge sees
+ * only its live input: its count and types are checked as they arrive). */
 static tfpi_code check_routing(run_state *r, int node, tp_value *const *inputs, int num_inputs)
 {
     tp_flow_node *fn = &r->plan->nodes[node];
@@ -338,7 +345,7 @@ static tfpi_code check_routing(run_state *r, int node, tp_value *const *inputs, 
     tp_op_ctx ctx = {.def = r->plan->graph->nodes[node].def, .graph = r->plan->graph, .num_inputs = num_inputs,
                      .inputs = fn->ctx_inputs, .num_outputs = fn->num_outputs, .outputs = fn->ctx_outputs,
                      .status = r->status};
-    return fn->kernel->prepare(&ctx);
+    return fn->kind == TP_FLOW_MERGE ? fn->kernel->prepare(&ctx) : tp_kernel_prepare(fn->kernel, &ctx);
 }
 
 static tfpi_code run_enter(run_state *r, frame_inst *f, iteration *it, int node, tp_value *v)
@@ -367,10 +374,7 @@ static tfpi_code run_exit(run_state *r, frame_inst *f, int node, tp_value *v)
 {
     if (v == TP_DEAD) /* dropped; a frame whose Exit never fires live passes deadness on when it ends */
         return TFPI_OK;
-    const tp_flow_frame *frame = &r->plan->frames[f->frame];
-    for (int e = 0; e < frame->num_exits; e++)
-        if (frame->exits[e] == node)
-            f->exit_live[e] = true;
+    f->exit_live[r->plan->nodes[node].exit_index] = true;
     return emit(r, f->parent, find_iteration(f->parent, f->parent_iter), node, &v, false);
 }
 

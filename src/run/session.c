@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/memory_limit.h"
 #include "plan/switch_fold.h"
 #include "run/flow_run.h"
 #include "run/profile.h"
@@ -48,17 +48,20 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
     }
     s->graph = graph;
     int64_t budget = options ? options->max_memory_bytes : 0;
-    s->max_memory = budget < 0 ? UINT64_MAX : budget == 0 ? (uint64_t)tfpi_default_max_memory() : (uint64_t)budget;
+    if (budget == 0 && !tp_default_memory_budget(&budget, status)) {
+        tfpi_session_free(s);
+        return NULL;
+    }
+    s->max_memory = budget < 0 ? UINT64_MAX : (uint64_t)budget;
     s->max_loop_iterations = TFPI_DEFAULT_MAX_LOOP_ITERATIONS;
     return s;
 }
 
 int64_t tfpi_default_max_memory(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page_size <= 0)
-        return (int64_t)1 << 30; /* unknown: 1 GiB */
-    return (int64_t)pages / 2 * page_size;
+    int64_t budget;
+    tfpi_status ignored;
+    return tp_default_memory_budget(&budget, &ignored) ? budget : (int64_t)1 << 30;
 }
 
 static void free_profile(tfpi_session *s)

@@ -18,7 +18,7 @@ import numpy as np
 
 from hostile_corpus import (FLOAT, INT32, INT64, STRING, B, Corpus, DType, Node, Raw, Shape, const, encode_node, f32,
                             graphdef, i32, i64, node, one_op, ph, raw_tensor)
-from hostile_newer import memory_safety_cases
+from hostile_newer import memory_safety_cases, rejection_cases, scale_cases
 
 BIG = 1 << 31
 HUGE = 1 << 62
@@ -43,7 +43,7 @@ def size_cases(c):
     c.output("pad_empty_2p30", [empty, const("p", i32([[0, 0]] * 4)), node("y", "Pad", ["x", "p"], T=FLOAT)],
              huge_empty)
     # fuzz_graphdef: Max over an empty axis wrote its first pass into a 1-byte scratch buffer
-    c.output("max_over_empty_axis", [const("x", np.zeros((61, 3, 29, 0), np.int64)), const("a", i64([1, 3, 3, 0])),
+    c.output("max_over_empty_axis", [const("x", np.zeros((61, 3, 29, 0), np.int64)), const("a", i64([1, 3, 0])),
                                      node("y", "Max", ["x", "a"], T=INT64, Tidx=INT64)],
              r"y: int64 \[29\] -9223372036854775808 -9223372036854775808 ")
     c.output("mean_over_empty_axis_2p20", [Node("x", "Const", [], {"dtype": FLOAT, "value": raw_tensor(
@@ -518,7 +518,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     c = Corpus(out)
     for cases in (size_cases, block_cases, window_cases, structure_cases, index_cases, arithmetic_cases,
-                  decode_cases, memory_safety_cases):
+                  decode_cases, memory_safety_cases, rejection_cases, scale_cases):
         cases(c)
     c.write_manifest()
     print(len(c.lines))

@@ -6,8 +6,10 @@ expected answer is TensorFlow's own rejection (or its output where it
 accepts the graph), named by node and attribute or input."""
 import numpy as np
 
-from hostile_corpus import (BOOL, FLOAT, INT32, INT64, STRING, Node, Shape, const, f32, i32, i64, node, one_op, ph,
-                            raw_tensor)
+from hostile_corpus import (FLOAT, INT32, INT64, STRING, B, DType, Node, Shape, const, encode_node, f32, graphdef, i32,
+                            i64, node, one_op, raw_tensor)
+
+DOUBLE = DType(2)
 
 BUDGET = "over the memory budget of 1073741824 bytes \\(max_memory\\)"
 
@@ -90,3 +92,107 @@ def memory_safety_cases(c):
             [node("y", "Identity", ["loop/exit"], T=INT32)],
             "node 'loop/fill' \\(Fill\\): output 0: the elements of string \\[100000\\] hold 1638400000 bytes.*"
             + BUDGET)
+
+
+def scale_cases(c):
+    """Inputs that were quadratic: each now runs in near-linear time, well
+    inside the suite's per-case time limit."""
+    rng = np.random.default_rng(60000)
+    corners = rng.uniform(0, 1, (60000, 2)).astype(np.float32)
+    boxes = np.concatenate([corners, corners + np.float32(0.004)], 1)
+    scores = rng.uniform(0, 1, 60000).astype(np.float32)
+    for mode, sigma in (("soft", 0.5), ("hard", 0.0)):
+        c.output(f"nms_60000_{mode}", [const("b", boxes), const("s", scores), const("m", i32(60000)),
+                                       const("i", f32(0.5)), const("t", f32(0)), const("g", f32(sigma)),
+                                       node("y", "NonMaxSuppressionV5", ["b", "s", "m", "i", "t", "g"], T=FLOAT)],
+                 r"y: int32 \[[0-9]{5}\] ")
+    # 100,000 Enters of one frame: each Exit searched the frame's 100,000 Exits
+    n = 100000
+    chain = [const("c", f32(1))]
+    for i in range(n):
+        chain += [node(f"e{i}", "Enter", [f"x{i - 1}" if i else "c"], T=FLOAT, frame_name="f", is_constant=False),
+                  node(f"x{i}", "Exit", [f"e{i}"], T=FLOAT)]
+    c.output("enters_100000_one_frame", chain + [node("y", "Identity", [f"x{n - 1}"], T=FLOAT)], r"y: float \[\] 1$")
+
+
+def rejection_cases(c):
+    """Graphs TensorFlow refuses that tfpi ran: one thing wrong in each,
+    refused with the node and the attribute or input named."""
+    a, b = const("a", f32([1, 2])), const("b", i32([1, 2]))
+    p = const("p", np.bool_(True))
+    c.error("merge_n_mismatch", [a, const("a2", f32([3, 4])), node("y", "Merge", ["a", "a2"], T=FLOAT, N=3)],
+            "node 'y' \\(Merge\\): attribute N = 3, but the node has 2 such inputs")
+    c.error("merge_mixed_types", [a, b, node("y", "Merge", ["a", "b"], T=FLOAT, N=2)],
+            "node 'y' \\(Merge\\): attribute T = float, but input 1 is int32")
+    c.error("frame_name_with_nul", [a, node("e", "Enter", ["a"], T=FLOAT, frame_name="loop\0one"),
+                                    node("y", "Exit", ["e"], T=FLOAT)],
+            "node 'e' \\(Enter\\): frame_name holds a NUL byte")
+    c.error("ref_switch_on_tensor", [a, p, node("y", "RefSwitch", ["a", "p"], T=FLOAT)],
+            "node 'y' \\(RefSwitch\\): input 0 .*'a'.* is not a reference")
+    c.error("ref_enter_on_tensor", [a, node("e", "RefEnter", ["a"], T=FLOAT, frame_name="f"),
+                                    node("y", "Exit", ["e"], T=FLOAT)],
+            "node 'e' \\(RefEnter\\): input 0 .*'a'.* is not a reference")
+    c.error("tensor_array_size_float", [const("n", f32(2)), node("y", "TensorArrayV3", ["n"], dtype=FLOAT)],
+            "node 'y' \\(TensorArrayV3\\): size \\(input 0\\) must be int32, is float")
+    c.error("tensor_array_read_dtype", [
+        const("n", i32(1)), const("zero", i32(0)), const("v", f32(1)),
+        node("ta", "TensorArrayV3", ["n"], dtype=FLOAT, element_shape=Shape([])),
+        node("w", "TensorArrayWriteV3", ["ta", "zero", "v", "ta:1"], T=FLOAT),
+        node("y", "TensorArrayReadV3", ["ta", "zero", "w"], dtype=INT32)],
+        "node 'y' \\(TensorArrayReadV3\\): TensorArray dtype is float but Op requested dtype int32")
+    c.error("tensor_list_set_item_dtype", [
+        const("shape", i32([2])), const("n", i32(2)), const("zero", i32(0)), const("item", i32([1, 2])),
+        node("l", "TensorListReserve", ["shape", "n"], element_dtype=FLOAT, shape_type=INT32),
+        node("y", "TensorListSetItem", ["l", "zero", "item"], element_dtype=INT32)],
+        "node 'y' \\(TensorListSetItem\\): Invalid data types; op elements int32 but list elements float")
+    c.error("tensor_list_set_item_shape", [
+        const("shape", i32([2])), const("n", i32(2)), const("zero", i32(0)), const("item", f32([1, 2, 3])),
+        node("l", "TensorListReserve", ["shape", "n"], element_dtype=FLOAT, shape_type=INT32),
+        node("s", "TensorListSetItem", ["l", "zero", "item"], element_dtype=FLOAT),
+        const("eshape", i32([3])),
+        node("y", "TensorListStack", ["s", "eshape"], element_dtype=FLOAT)],
+        "node 's' \\(TensorListSetItem\\): .*shape")
+    c.error("where_t_disagrees", [a, node("y", "Where", ["a"], T=INT32)],
+            "node 'y' \\(Where\\): attribute T = int32, but input 0 is float")
+    boxes, scores = const("bx", np.zeros((2, 4), np.float32)), const("sc", f32([0.5, 0.6]))
+    c.error("nms_t_disagrees", [boxes, scores, const("m", i32(2)), const("i", f32(0.5)),
+                                node("y", "NonMaxSuppressionV2", ["bx", "sc", "m", "i"], T=DOUBLE)],
+            "node 'y' \\(NonMaxSuppressionV2\\): attribute T = double, but input 0 is float")
+    c.error("nms_t_threshold_disagrees", [boxes, scores, const("m", i32(2)), const("i", f32(0.5)),
+                                          const("t", f32(0)),
+                                          node("y", "NonMaxSuppressionV3", ["bx", "sc", "m", "i", "t"], T=FLOAT,
+                                               T_threshold=DOUBLE)],
+            "node 'y' \\(NonMaxSuppressionV3\\): attribute T_threshold = double, but input 3 is float")
+    logits = const("x", np.zeros((2, 1, 3), np.float32))
+    lengths = const("len", i32([2]))
+    for blank in (3, -4):
+        c.error(f"ctc_blank_index_{blank}", [logits, lengths, node("y", "CTCGreedyDecoder", ["x", "len"],
+                                                                   blank_index=blank)],
+                "node 'y' \\(CTCGreedyDecoder\\): blank_index")
+    c.error("reverse_sequence_seq_dim_negative", [const("x", np.zeros((2, 3), np.float32)), const("l", i64([1, 2])),
+                                                  node("y", "ReverseSequence", ["x", "l"], seq_dim=-1, batch_dim=0,
+                                                       T=FLOAT, Tlen=INT64)],
+            "node 'y' \\(ReverseSequence\\): .*seq_dim")
+    c.error("sum_duplicate_axes", [const("x", np.ones((2, 3), np.float32)), const("ax", i32([0, 0])),
+                                   node("y", "Sum", ["x", "ax"], T=FLOAT, Tidx=INT32)],
+            "node 'y' \\(Sum\\): Invalid reduction arguments: Axes contains duplicate dimension: 0")
+    c.error("sum_duplicate_axes_negative", [const("x", np.ones((2, 3), np.float32)), const("ax", i32([1, -1])),
+                                            node("y", "Max", ["x", "ax"], T=FLOAT, Tidx=INT32)],
+            "node 'y' \\(Max\\): Invalid reduction arguments: Axes contains duplicate dimension: 1")
+    c.error("resize_size_int64", [const("x", np.zeros((1, 2, 2, 1), np.float32)), const("s", i64([4, 4])),
+                                  node("y", "ResizeBilinear", ["x", "s"], T=FLOAT)],
+            "node 'y' \\(ResizeBilinear\\): .*input 1 .*int32")
+    c.error("attr_key_empty", [a, encode_node(node("y", "Identity", ["a"], T=FLOAT),
+                                              B(5, B(1, b"") + B(2, graphdef._attr_value(FLOAT))))],
+            "node 'y'.*empty attribute name")
+    for i, name in enumerate(["%s%n", "a b", "-x", "x>", "x:y"]):
+        c.error(f"node_name_invalid_{i}", [a, node(name, "Identity", ["a"], T=FLOAT),
+                                           node("y", "Identity", [name.split(":")[0] if ":" not in name else "a"])],
+                "node name .* contains invalid characters")
+    c.output("node_name_scoped", [a, node("scope/x.1-2>inner_3", "Identity", ["a"], T=FLOAT),
+                                  node("y", "Identity", ["scope/x.1-2>inner_3"], T=FLOAT)], r"y: float \[2\] 1 2$")
+    sparse = [const("idx", i32([[0], [2]])), const("shape", i32([4])), const("vals", f32([5, 7])),
+              const("dflt", f32(0))]
+    c.output("sparse_to_dense_float_values_int32_indices",
+             sparse + [node("y", "SparseToDense", ["idx", "shape", "vals", "dflt"], T=FLOAT, Tindices=INT32)],
+             r"y: float \[4\] 5 0 7 0$")

@@ -33,6 +33,36 @@ expect_error "summarize_graph: attribute values nested 5000 deep" "nested_func_5
     summarize_graph --in_graph="$nested"
 expect_error "print_required_ops: attribute values nested 5000 deep" "nested_func_5000.pb: .*nest more than 100 levels" \
     print_required_ops --graph="$nested"
+# A 100,000-node text graph: its node array grew one element at a time (20 s under ASan).
+"$PY" -c 'import sys
+sys.stdout.write("node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n")
+for i in range(100000):
+    sys.stdout.write("node { name: \"n%d\" op: \"Neg\" input: \"%s\" }\n" % (i, "n%d" % (i - 1) if i else "x"))' \
+    >"$CLI_TMP/chain_100000.pbtxt"
+expect_output "summarize_graph: a 100,000-node .pbtxt" "Op types used: 100000 Neg, 1 Placeholder" \
+    summarize_graph --in_graph="$CLI_TMP/chain_100000.pbtxt"
+# With no --max_memory the budget is half of what the process may have: under a 2 GB address-space
+# limit (ulimit -v; not under qemu or the sanitizers, which reserve far more) a 4 GB Fill is refused by
+# the budget of 1 GB, not left to fail in malloc.
+if [ -z "${QEMU:-}" ] && [ -z "${SANITIZE:-}" ]; then
+    (ulimit -v 2000000 && "$BIN/run_graph" --graph="$CLI_TMP/corpus/fill_4gb.pb" --output=y --num_threads=1) \
+        >"$CLI_TMP/out" 2>"$CLI_TMP/err"
+    if grep -q "over the memory budget of 1024000000 bytes (max_memory)" "$CLI_TMP/err"; then
+        cli_result "the default budget is half of RLIMIT_AS (ulimit -v 2000000)" yes ""
+    else
+        cli_result "the default budget is half of RLIMIT_AS (ulimit -v 2000000)" no "$(head -c 300 "$CLI_TMP/err")"
+    fi
+fi
+export TFPI_MAX_MEMORY=1M
+expect_error "TFPI_MAX_MEMORY sets the default budget" "node 'y'.*over the memory budget of 1048576 bytes" \
+    run_graph --graph="$CLI_TMP/corpus/fill_4gb.pb" --output=y
+expect_error "--max_memory wins over TFPI_MAX_MEMORY" "node 'y'.*over the memory budget of 2097152 bytes" \
+    run_graph --graph="$CLI_TMP/corpus/fill_4gb.pb" --output=y --max_memory=2M
+export TFPI_MAX_MEMORY=lots
+expect_error "a bad TFPI_MAX_MEMORY is one line saying what to give" \
+    "TFPI_MAX_MEMORY='lots' is not a memory size: give bytes with an optional K, M or G suffix" \
+    run_graph --graph="$CLI_TMP/corpus/fill_4gb.pb" --output=y
+unset TFPI_MAX_MEMORY
 # The limit flags: bad values are flag errors; the image limit applies to the input image too.
 TD=${TFPI_TESTDATA:-../shared/testdata}
 expect_error "--max_memory with an unknown suffix" "invalid value '12Q' for flag --max_memory" \

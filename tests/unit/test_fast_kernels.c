@@ -4,19 +4,24 @@
  * padded taps), and the SIMD depthwise convolution, max pool and average
  * pool (src/compute/window_fast.c); odd sizes and channel counts that cut vectors,
  * strides, dilations, SAME and VALID padding, batches, 1 and 2 threads, and
- * the fused epilogue (scale, bias, clamp). Results must be within 1e-4 of
+ * the fused epilogue (scale, bias, clamp), and rows of every length around
+ * the sliding groups of the depthwise and pooling path. Results must be within 1e-4 of
  * the reference relative to their magnitude. Winograd F(4x4, 3x3)
  * (src/compute/winograd.c) is checked the same way against the reference
- * convolution, within WINOGRAD_TOLERANCE of the output's range, and its rule
- * on both sides of every boundary. */
+ * convolution, within WINOGRAD_TOLERANCE of the output's range (its filter
+ * transformed once or as it goes), its rule on both sides of every boundary,
+ * and a graph's Conv2D keeps its transformed filter in the graph for all sessions. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "compute/conv_gemm.h"
 #include "compute/window_fast.h"
 #include "compute/window_ref.h"
 #include "compute/winograd.h"
+#include "graph/graph.h"
+#include "test_util.h"
 
 #define TOLERANCE 1e-4
 /* Winograd F(4x4, 3x3): max |d| / max |reference| over the output
@@ -125,10 +130,15 @@ static void check_op(fast_op op, geometry g, bool epilogue, tp_threadpool *pool)
         tp_avg_pool_ref(&p, input, want, NULL);
         tp_avg_pool_fast(&p, input, got, pool);
         break;
-    case WINOGRAD:
+    case WINOGRAD: { /* with the filter transformed once when there is an epilogue, else as it goes */
         tp_conv2d_ref(&p, input, filter, want, NULL);
-        CHECK(tp_winograd_conv(&p, input, filter, got, &e, pool));
+        float *transformed = epilogue ? malloc(sizeof(float) * tp_winograd_filter_floats(&p)) : NULL;
+        if (transformed)
+            tp_winograd_transform_filter(&p, filter, transformed);
+        CHECK(tp_winograd_conv(&p, input, filter, transformed, got, &e, pool));
+        free(transformed);
         break;
+    }
     }
     apply_epilogue(want, out_n, p.out_c, &e);
     char what[200];
@@ -198,6 +208,31 @@ static void test_window_channel_counts(void)
     }
 }
 
+/* The sliding groups of window_fast.c (3 and 5 taps wide, stride 1 and 2):
+ * rows of every length around the groups of 8 and 4 pixels and the edges,
+ * channels below, at and past whole vectors, SAME and VALID, the epilogue,
+ * and a window that only a few pixels of a row see whole. */
+static void test_window_sliding(void)
+{
+    static const int64_t widths[] = {5, 6, 9, 12, 13, 14, 20, 27, 31, 37};
+    static const int64_t channels[] = {3, 4, 7, 16, 21};
+    tp_threadpool *pool = tp_threadpool_new(2);
+    CHECK(pool);
+    for (int64_t kw = 3; kw <= 5; kw += 2)
+        for (int64_t stride = 1; stride <= 2; stride++)
+            for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+                for (size_t c = 0; c < sizeof channels / sizeof *channels; c++) {
+                    const bool same = (w + c) % 2 == 0;
+                    const geometry g = {1 + (int64_t)(w % 2), 4 + (int64_t)c, widths[w] * stride, channels[c],
+                                        kw, kw, stride, 1, channels[c], same};
+                    tp_threadpool *threads = c % 2 ? pool : NULL;
+                    check_op(DEPTHWISE, g, w % 3 != 0, threads);
+                    check_op(MAX_POOL, g, false, threads);
+                    check_op(AVG_POOL, g, false, threads);
+                }
+    tp_threadpool_free(pool);
+}
+
 /* Winograd's geometries: 3x3, stride 1, dilation 1; edges that cut tiles,
  * padding, batches, channel counts that cut the 16-lane blocks. */
 static const geometry winograd_geometries[] = {
@@ -221,6 +256,58 @@ static void test_winograd(void)
     for (int64_t c = 1; c <= 40; c += 3)
         check_op(WINOGRAD, (geometry){1, 9, 10, c, 3, 3, 1, 1, c + 2, true}, true, NULL);
     tp_threadpool_free(pool);
+}
+
+static bool refuse_to_derive(void *arg, void *buffer)
+{
+    (void)arg, (void)buffer;
+    return false;
+}
+
+/* Whether the graph holds the Winograd filter of node `name` (in_c x out_c):
+ * asking with a make function that fails finds only a value already there. */
+static bool graph_has_winograd_filter(const tfpi_graph *graph, const char *name, const tp_window_params *p)
+{
+    const int node = tp_graph_find(graph, name, strlen(name));
+    return node >= 0 && tp_graph_derived(graph, graph->nodes[node].def, "winograd", p->in_c << 32 | p->out_c,
+                                         tp_winograd_filter_floats(p) * sizeof(float), refuse_to_derive, NULL);
+}
+
+/* A Conv2D by Winograd in a graph: its filter is transformed when the
+ * first session plans it and is then the graph's, for every session; each
+ * session's output equals the reference convolution. */
+static void test_winograd_filter_per_graph(void)
+{
+    const geometry g = {1, 10, 10, 64, 3, 3, 1, 1, 32, true};
+    const tp_window_params p = params_of(&g);
+    const int64_t in_dims[4] = {1, 10, 10, 64}, filter_dims[4] = {3, 3, 64, 32};
+    const int64_t in_n = 10 * 10 * 64, out_n = 10 * 10 * 32;
+    float *input = random_floats(in_n), *filter = random_floats(9 * 64 * 32), *want = random_floats(out_n);
+    tp_conv2d_ref(&p, input, filter, want, NULL);
+    gb_graph *gb = gb_new();
+    gb_placeholder(gb, "in", TFPI_FLOAT, in_dims, 4);
+    gb_const(gb, "w", TFPI_FLOAT, filter_dims, 4, filter);
+    Tfpi__NodeDef *conv = gb_node(gb, "Conv2D", "conv", "in", "w", NULL);
+    gd_attr_set_type(conv, "T", TFPI_FLOAT);
+    gd_attr_set_ints(conv, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
+    gd_attr_set_string(conv, "padding", "SAME");
+    tfpi_status status_value = {0}, *status = &status_value;
+    tfpi_graph *graph = gb_load(gb, status);
+    CHECK(graph);
+    CHECK(!graph_has_winograd_filter(graph, "conv", &p));
+    for (int threads = 1; graph && threads <= 2; threads++) {
+        tfpi_session *session = tfpi_session_new(graph, &(tfpi_session_options){.num_threads = threads}, status);
+        tfpi_tensor *out = run_float(session, "in", input, in_dims, 4, "conv");
+        CHECK(graph_has_winograd_filter(graph, "conv", &p));
+        if (out)
+            check_range_close(out->data, want, out_n, WINOGRAD_TOLERANCE, "Conv2D by Winograd in a session");
+        tfpi_tensor_free(out);
+        tfpi_session_free(session);
+    }
+    CHECK(!graph || graph_has_winograd_filter(graph, "conv", &p)); /* outlives its sessions */
+    tfpi_graph_free(graph);
+    gb_free(gb);
+    free(input), free(filter), free(want);
 }
 
 /* The rule, on both sides of each of its boundaries. */
@@ -268,7 +355,9 @@ int main(void)
     RUN(test_max_pool_fast);
     RUN(test_avg_pool_fast);
     RUN(test_window_channel_counts);
+    RUN(test_window_sliding);
     RUN(test_winograd);
     RUN(test_winograd_rule);
+    RUN(test_winograd_filter_per_graph);
     return check_summary();
 }

@@ -311,20 +311,26 @@ static bool parse_submessage(parser *ps, const ProtobufCFieldDescriptor *f, void
     return ok;
 }
 
-/* Room for one more element of a repeated field; returns its slot. */
+/* Room for one more element of a repeated field; returns its slot. The
+ * array's capacity is the power of two at or above its count, doubled when
+ * the count reaches it, so a 100,000-node graph is not copied 100,000 times. */
 static void *grow_repeated(parser *ps, ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f)
 {
     size_t *count = (size_t *)((char *)msg + f->quantifier_offset);
     void **array = (void **)((char *)msg + f->offset);
     size_t size = pbtxt_value_size(f->type);
-    char *grown = realloc(*array, (*count + 1) * size);
-    if (!grown) {
-        fail(ps, "out of memory");
-        return NULL;
+    if ((*count & (*count - 1)) == 0) { /* 0, or full at a power of two */
+        size_t cap = *count ? 2 * *count : 1, bytes;
+        char *grown = __builtin_mul_overflow(cap, size, &bytes) ? NULL : realloc(*array, bytes);
+        if (!grown) {
+            fail(ps, "out of memory");
+            return NULL;
+        }
+        *array = grown;
     }
-    memset(grown + *count * size, 0, size);
-    *array = grown;
-    return grown + (*count)++ * size;
+    char *slot = (char *)*array + (*count)++ * size;
+    memset(slot, 0, size);
+    return slot;
 }
 
 static bool parse_value(parser *ps, const ProtobufCFieldDescriptor *f, void *slot)
