@@ -10,7 +10,8 @@
 #     dpkg-deb -x (no maintainer scripts run: the BLAS/LAPACK alternatives
 #     numpy needs are linked by hand);
 #   - under qemu with that root as its -L prefix: python3 -m venv
-#     --system-site-packages, pip install --no-index of the wheel, then
+#     --system-site-packages, pip install --no-index of the wheel (Debian's
+#     pip, from python3-pip-whl, run by the venv's python), then
 #     pi_examples/python/label_image.py from the venv in another folder must
 #     print label_image's top label (within 1e-5: ARM rounds differently).
 # Every result is a line "ok"/"FAIL"; the exit status is the number of FAILs.
@@ -19,8 +20,10 @@
 #                                             a folder from an earlier run is reused)
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.." || exit 1
+REPO=$(pwd)
 . tests/debian_root.sh
 ROOTS=${1:-$(mktemp -d /tmp/tfpi-wheel-roots.XXXXXX)}
+mkdir -p "$ROOTS"
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 export DEBIAN_FRONTEND=noninteractive
 failures=0
@@ -54,14 +57,20 @@ check_arch() {
     local T=$ROOTS/run-$arch
     rm -rf "$T"
     mkdir -p "$T/elsewhere"
-    out=$($qemu -L "$R" "$R/usr/bin/python3" -m venv --system-site-packages "$T/venv" 2>&1)
-    result "$arch: python3 -m venv --system-site-packages (qemu)" "$([ -x "$T/venv/bin/python" ] && echo yes)" "$out"
-    out=$($qemu -L "$R" "$T/venv/bin/python" -m pip install --no-index --disable-pip-version-check -q "$wheel" 2>&1)
+    # qemu-user cannot follow an exec into another ARM program (no binfmt_misc
+    # here), so ensurepip's child pip cannot run: the venv is made without it
+    # and Debian's own pip wheel (python3-pip-whl) runs in the venv's python.
+    out=$($qemu -L "$R" "$R/usr/bin/python3" -m venv --system-site-packages --without-pip "$T/venv" 2>&1)
+    result "$arch: python3 -m venv --system-site-packages (qemu)" \
+        "$([ -x "$T/venv/bin/python" ] && [ -z "$out" ] && echo yes)" "$out"
+    local pip
+    pip=$(ls "$R"/usr/share/python-wheels/pip-*.whl)
+    out=$($qemu -L "$R" "$T/venv/bin/python" "$pip/pip" install --no-index --disable-pip-version-check -q "$wheel" 2>&1)
     result "$arch: pip install of the wheel into the venv, offline (qemu)" "$([ $? -eq 0 ] && echo yes)" "$out"
     out=$(cd "$T/elsewhere" && $qemu -L "$R" "$T/venv/bin/python" -c \
         'import platform, tfpi; print(platform.machine(), tfpi.version())' 2>&1)
     result "$arch: import tfpi in the venv ($out)" "$(echo "$out" | grep -qE "^(armv7l|aarch64) $VERSION$" && echo yes)" "$out"
-    out=$(cd "$T/elsewhere" && $qemu -L "$R" "$T/venv/bin/python" "$PWD/pi_examples/python/label_image.py" 2>&1)
+    out=$(cd "$T/elsewhere" && $qemu -L "$R" "$T/venv/bin/python" "$REPO/pi_examples/python/label_image.py" 2>&1)
     local got
     got=$(echo "$out" | head -n 1 | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/')
     result "$arch: pi_examples/python/label_image.py from the venv: label_image's top label ($got)" \

@@ -175,8 +175,11 @@ class Graph:
 
     def signatures(self):
         """{key: {"inputs": {input key: tensor name}, "outputs": {output key:
-        tensor name}}}. A frozen graph has one, "serving_default": its
-        Placeholders and its outputs, each keyed by its own name."""
+        tensor name}}}. A SavedModel has the signature it was loaded with; a
+        frozen graph has one, "serving_default": its Placeholders and its
+        outputs, each keyed by its own name."""
+        if self.signature() is not None:
+            return {self.signature(): {"inputs": self.signature_inputs(), "outputs": self.signature_outputs()}}
         return {"serving_default": {"inputs": {d["name"]: d["name"] for d in self.inputs()},
                                     "outputs": {name: name for name in self.outputs()}}}
 

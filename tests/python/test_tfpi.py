@@ -358,11 +358,17 @@ def test_saved_model():
     x = tfpi.image_to_input(tfpi.load_image(IMAGE), 224, 224, 127.5, 127.5)[None]
     want = tfpi.Session(tfpi.Graph(MODEL)).run({"input": x}, OUTPUT)
     interpreter = tfpi.Interpreter(model_path=d)
+    interpreter.allocate_tensors()
     interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
     interpreter.invoke()
     got = interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
+    # as in TensorFlow Lite, details name tensors and the signature names keys
     check("Interpreter on a SavedModel directory: the frozen graph's exact scores",
-          interpreter.get_output_details()[0]["name"] == "scores" and np.array_equal(got, want))
+          interpreter.get_output_details()[0]["name"] == OUTPUT + ":0" and np.array_equal(got, want))
+    runner = interpreter.get_signature_runner()
+    check("Interpreter on a SavedModel: its signature's keys",
+          interpreter.get_signature_list() == {"serving_default": {"inputs": ["images"], "outputs": ["scores"]}} and
+          np.array_equal(runner(images=x)["scores"], want), interpreter.get_signature_list())
 
 
 run_groups(test_version, test_dtypes, test_string_decode, test_wav_bytes, test_mobilenet, test_examples,
