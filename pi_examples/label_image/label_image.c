@@ -131,11 +131,14 @@ static int print_top_labels(const options *o, const tfpi_tensor *scores, const l
         return 1;
     }
     int n = (int)tfpi_tensor_num_elements(scores);
-    int *best = malloc(sizeof(int) * (size_t)(o->top_k > 0 ? o->top_k : 1));
-    if (!best)
+    int k = o->top_k < n ? o->top_k : n; /* --top_k past the label count prints them all */
+    int *best = malloc(sizeof(int) * (size_t)k);
+    if (!best) {
+        fprintf(stderr, "error: out of memory ranking %d scores\n", n);
         return 1;
+    }
     const float *s = tfpi_tensor_const_data(scores);
-    int count = top_k(s, n, o->top_k, best);
+    int count = top_k(s, n, k, best);
     labels_check_count(labels, labels_path, n);
     for (int i = 0; i < count; i++) {
         char name[32];

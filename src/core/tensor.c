@@ -166,7 +166,7 @@ tfpi_code tp_tensor_copy_from(tfpi_tensor *dst, const tfpi_tensor *src, tfpi_sta
     tp_tensor_set_shape(dst, src->dtype, src->ndims, src->dims);
     tfpi_code code = tp_tensor_alloc(dst, status);
     if (code != TFPI_OK || src->dtype != TFPI_STRING) {
-        if (code == TFPI_OK)
+        if (code == TFPI_OK && tp_byte_size(src) > 0) /* an empty tensor may have no data */
             memcpy(dst->data, src->data, tp_byte_size(src));
         return code;
     }

@@ -489,6 +489,8 @@ tp_flow_plan *tp_flow_plan_new(const tfpi_graph *graph, const char *const *feed_
     if (code == TFPI_OK)
         code = tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &plan->feeds, status);
     if (code == TFPI_OK)
+        code = tp_plan_refuse_repeated_feeds(graph, feed_names, plan->feeds, num_feeds, status);
+    if (code == TFPI_OK)
         code = tp_plan_resolve_names(graph, fetch_names, num_fetches, "fetch", &plan->fetches, status);
     if (code == TFPI_OK &&
         !mark_needed(graph, plan->feeds, num_feeds, plan->fetches, num_fetches, plan->needed))

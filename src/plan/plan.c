@@ -73,6 +73,17 @@ tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, i
     return TFPI_OK;
 }
 
+tfpi_code tp_plan_refuse_repeated_feeds(const tfpi_graph *g, const char *const *names, const tp_edge *feeds, int n,
+                                        tfpi_status *status)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (feeds[i].node == feeds[j].node && feeds[i].index == feeds[j].index)
+                return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "feed '%s': tensor %s:%d is fed more than once",
+                                       names[i], g->nodes[feeds[i].node].def->name, feeds[i].index);
+    return TFPI_OK;
+}
+
 /* Depth-first post-order from the fetches, not entering fed nodes: every
  * node lands after its inputs. Fills `order`, returns its length or -1. */
 static int order_needed_nodes(tp_plan *plan, int *order, tfpi_status *status)
@@ -350,6 +361,8 @@ tp_plan *tp_plan_new_region(const tfpi_graph *graph, const bool *inside, const c
     plan->max_memory = env->max_memory;
     plan->num_fetches = num_fetches;
     code = tp_plan_resolve_names(graph, feed_names, num_feeds, "feed", &plan->feeds, status);
+    if (code == TFPI_OK)
+        code = tp_plan_refuse_repeated_feeds(graph, feed_names, plan->feeds, num_feeds, status);
     if (code == TFPI_OK)
         code = tp_plan_resolve_names(graph, fetch_names, num_fetches, "fetch", &plan->fetches, status);
     for (int f = 0; code == TFPI_OK && f < num_feeds; f++)

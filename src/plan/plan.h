@@ -63,6 +63,10 @@ tfpi_code tp_plan_execute(tp_plan *plan, tfpi_node_profile *profile, tfpi_status
 tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, int n, const char *what,
                                 tp_edge **out, tfpi_status *status);
 
+/* TensorFlow's rule: a tensor is fed at most once ("fed more than once"). */
+tfpi_code tp_plan_refuse_repeated_feeds(const tfpi_graph *g, const char *const *names, const tp_edge *feeds, int n,
+                                        tfpi_status *status);
+
 /* A feed of a Placeholder must have its dtype and (known) shape. */
 tfpi_code tp_plan_check_feed(const Tfpi__NodeDef *def, const char *name, const tfpi_tensor *t,
                              tfpi_status *status);

@@ -59,7 +59,7 @@ static void load_and_run(const char *path, const tfpi_load_options *options)
     tfpi_graph *g = tfpi_graph_load(path, options, &status);
     if (!g)
         return;
-    tfpi_session_options so = {1, 1 << 24};
+    tfpi_session_options so = {.num_threads = 1, .max_memory_bytes = 1 << 24};
     tfpi_session *s = tfpi_session_new(g, &so, &status);
     int n = tfpi_graph_signature_num_outputs(g);
     for (int i = 0; s && i < n && i < 4; i++) {

@@ -50,6 +50,10 @@ fi
 seed fuzz_transforms $small_models
 seed fuzz_image "$TD"/images/*
 seed fuzz_pbtxt tests/fuzz/seeds/graph.pbtxt
+# fuzz_feeds: a few hand-made feed/fetch scripts (counts, names, dtype, rank, dims, bytes)
+mkdir -p "$CORPUS/fuzz_feeds"
+printf '\001\001\000\001\002\003\003\002\001\000\003' >"$CORPUS/fuzz_feeds/float_identity"
+printf '\001\002\002\007\000\002\005\000\000\000\006\000' >"$CORPUS/fuzz_feeds/string_decode_wav"
 "$PY" tests/fuzz/seed_checkpoints.py "$CORPUS/fuzz_checkpoint" >/dev/null 2>&1
 mkdir -p "$CORPUS/fuzz_saved_model"
 for f in "$TD"/savedmodel/*/saved_model.pb "$TD"/savedmodel/*/*/saved_model.pb "$TD"/savedmodel/*/*.meta; do

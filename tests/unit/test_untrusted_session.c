@@ -1,7 +1,8 @@
 /* test_untrusted_session.c - the session-level defences against hostile
  * models that the command-line corpus (tests/cli/test_hostile_models.sh)
  * cannot reach: the memory budget through the C API, and a session run
- * twice with a feed the fetches do not need (found by fuzz_graphdef). */
+ * twice with a feed the fetches do not need (found by fuzz_graphdef), and
+ * what fuzz_feeds found on the feed path. */
 #include <stdint.h>
 #include <string.h>
 
@@ -107,10 +108,43 @@ static void test_set_string_index_range(void)
     tfpi_tensor_free(t);
 }
 
+/* fuzz_feeds: "x" and "x:0" fed in one run (a string, then bytes) leaked
+ * the first copy; TensorFlow refuses a tensor fed more than once. An empty
+ * feed (no data pointer) is copied without touching its data. */
+static void test_feed_twice_and_empty_feed(void)
+{
+    gb_graph *g = gb_new();
+    gb_placeholder(g, "x", TFPI_STRING, NULL, -1);
+    gb_node(g, "Identity", "y", "x", NULL);
+    tfpi_status status;
+    tfpi_graph *graph = gb_load(g, &status);
+    tfpi_session *session = graph ? tfpi_session_new(graph, NULL, &status) : NULL;
+    CHECK_MSG(session, "%s", status.message);
+    tfpi_tensor *s = tfpi_tensor_new(TFPI_STRING, (int64_t[]){1}, 1, &status);
+    tfpi_tensor *empty = tfpi_tensor_new(TFPI_STRING, (int64_t[]){0}, 1, &status);
+    CHECK(s && empty && tfpi_tensor_set_string(s, 0, "abc", 3, &status) == TFPI_OK);
+    const char *feeds[2] = {"x", "x:0"}, *fetch = "y";
+    tfpi_tensor *values[2] = {s, s}, *out = NULL;
+    CHECK_EQ_INT(session ? (int)tfpi_session_run(session, feeds, values, 2, &fetch, &out, 1, &status) : -1,
+                 TFPI_INVALID_ARGUMENT);
+    CHECK_MSG(strcmp(status.message, "feed 'x:0': tensor x:0 is fed more than once") == 0, "%s", status.message);
+    CHECK(!out);
+    CHECK_MSG(session && tfpi_session_run(session, feeds, &empty, 1, &fetch, &out, 1, &status) == TFPI_OK, "%s",
+              status.message);
+    CHECK(out && tfpi_tensor_num_elements(out) == 0);
+    tfpi_tensor_free(out);
+    tfpi_tensor_free(s);
+    tfpi_tensor_free(empty);
+    tfpi_session_free(session);
+    tfpi_graph_free(graph);
+    gb_free(g);
+}
+
 int main(void)
 {
     RUN(test_memory_budget);
     RUN(test_unneeded_feed_run_twice);
     RUN(test_set_string_index_range);
+    RUN(test_feed_twice_and_empty_feed);
     return check_summary();
 }
