@@ -1,7 +1,8 @@
 /* meta_graph.c - reads MetaGraphDefs (a .meta file, or one of a SavedModel's
- * meta graphs) and SavedModel files, walking their fields over the file's
- * bytes so the GraphDef is never copied, and selects a SavedModel's meta
- * graph by its tag set as TensorFlow's loader does. */
+ * meta graphs) and SavedModel files (binary, or text packed into binary),
+ * walking their fields over the bytes so the GraphDef is never copied, and
+ * selects a SavedModel's meta graph by its tag set as TensorFlow's loader
+ * does. */
 #include "graph/meta_graph.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "graph/pbtxt_parse.h"
 #include "graph/wire.h"
 
 /* Appends an unpacked message to a growing array; false when out of memory. */
@@ -183,7 +185,9 @@ void tp_saved_model_close(tp_saved_model *sm)
             tfpi__meta_info_def__free_unpacked(sm->infos[i], NULL);
     free(sm->infos);
     free(sm->meta_graphs);
-    if (sm->bytes)
+    if (sm->packed_text)
+        free(sm->bytes);
+    else if (sm->bytes)
         munmap(sm->bytes, sm->size);
     free(sm->path);
     memset(sm, 0, sizeof *sm);
@@ -242,13 +246,9 @@ static tfpi_code list_meta_graphs(tp_saved_model *sm, tfpi_status *status)
     return TFPI_OK;
 }
 
-tfpi_code tp_saved_model_open(const char *dir, tp_saved_model *out, tfpi_status *status)
+/* Maps the file at out->path into out->bytes. */
+static tfpi_code map_file(tp_saved_model *out, tfpi_status *status)
 {
-    memset(out, 0, sizeof *out);
-    size_t n = strlen(dir) + sizeof "/saved_model.pb";
-    if (!(out->path = malloc(n)))
-        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", dir);
-    snprintf(out->path, n, "%s/saved_model.pb", dir);
     int fd = open(out->path, O_RDONLY);
     struct stat st;
     tfpi_code code = TFPI_OK;
@@ -268,6 +268,49 @@ tfpi_code tp_saved_model_open(const char *dir, tp_saved_model *out, tfpi_status 
     }
     if (fd >= 0)
         close(fd);
+    return code;
+}
+
+/* Fields that are bytes in tfpi's messages but messages in text; skipped. */
+static const char *const text_fields_skipped[] = {"stripped_op_list", "any_info", "function_aliases",
+                                                  "object_graph_def", "library", "any_list", "coo_sparse",
+                                                  "composite_tensor", "experimental_debug_info",
+                                                  "experimental_type", NULL};
+
+/* Reads the text SavedModel at out->path and packs it into out->bytes. */
+static tfpi_code pack_text(tp_saved_model *out, tfpi_status *status)
+{
+    tfpi_code code = map_file(out, status);
+    if (code != TFPI_OK)
+        return code;
+    ProtobufCMessage *m = pbtxt_parse(&tfpi__saved_model_text__descriptor, (const char *)out->bytes, out->size,
+                                      out->path, text_fields_skipped, status);
+    munmap(out->bytes, out->size);
+    out->bytes = NULL;
+    if (!m)
+        return status ? status->code : TFPI_INVALID_ARGUMENT;
+    size_t size = protobuf_c_message_get_packed_size(m);
+    out->bytes = malloc(size ? size : 1);
+    if (out->bytes) {
+        out->size = protobuf_c_message_pack(m, out->bytes);
+        out->packed_text = true;
+    }
+    protobuf_c_message_free_unpacked(m, NULL);
+    return out->bytes ? TFPI_OK : tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", out->path);
+}
+
+tfpi_code tp_saved_model_open(const char *dir, tp_saved_model *out, tfpi_status *status)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = strlen(dir) + sizeof "/saved_model.pbtxt";
+    if (!(out->path = malloc(n)))
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", dir);
+    snprintf(out->path, n, "%s/saved_model.pb", dir);
+    struct stat st;
+    bool text = stat(out->path, &st) != 0;
+    if (text)
+        snprintf(out->path, n, "%s/saved_model.pbtxt", dir);
+    tfpi_code code = text ? pack_text(out, status) : map_file(out, status);
     if (code == TFPI_OK)
         code = list_meta_graphs(out, status);
     if (code != TFPI_OK)

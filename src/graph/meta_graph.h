@@ -9,6 +9,7 @@
 #ifndef TFPI_META_GRAPH_H
 #define TFPI_META_GRAPH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,15 +50,17 @@ const char *tp_meta_graph_signature_names(const tp_meta_graph *mg, char *buf, si
 
 /* A SavedModel's saved_model.pb, mapped, with each meta graph's tags. */
 typedef struct tp_saved_model {
-    char *path; /* of saved_model.pb */
-    uint8_t *bytes;
+    char *path; /* of saved_model.pb or saved_model.pbtxt */
+    uint8_t *bytes; /* the binary SavedModel: the mapped file, or the text form packed */
     size_t size;
+    bool packed_text; /* bytes are malloc'd */
     size_t num_meta_graphs;
     tp_bytes_range *meta_graphs;
     Tfpi__MetaInfoDef **infos; /* each meta graph's MetaInfoDef (NULL when it has none) */
 } tp_saved_model;
 
-/* Opens dir/saved_model.pb. */
+/* Opens dir/saved_model.pb, or else dir/saved_model.pbtxt (the text form
+ * is parsed and packed into the binary one). */
 tfpi_code tp_saved_model_open(const char *dir, tp_saved_model *out, tfpi_status *status);
 void tp_saved_model_close(tp_saved_model *sm);
 

@@ -183,12 +183,9 @@ static tfpi_graph *load_checkpoint_dir(const char *dir, const tfpi_load_options 
 
 static tfpi_graph *load_directory(const char *dir, const tfpi_load_options *o, tfpi_status *status)
 {
-    if (exists(dir, "saved_model.pb", false))
+    if (exists(dir, "saved_model.pb", false) || exists(dir, "saved_model.pbtxt", false))
         return load_saved_model(dir, o, status);
-    if (exists(dir, "saved_model.pbtxt", false))
-        tfpi_status_set(status, TFPI_UNIMPLEMENTED,
-                        "%s: a SavedModel in text form (saved_model.pbtxt), which tfpi does not read", dir);
-    else if (exists(dir, "saved_model.cpb", false))
+    if (exists(dir, "saved_model.cpb", false))
         tfpi_status_set(status, TFPI_UNIMPLEMENTED,
                         "%s: a chunked SavedModel (saved_model.cpb, TensorFlow >= 2.13, over 2 GB), which tfpi does "
                         "not read",

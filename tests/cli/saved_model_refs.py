@@ -70,6 +70,53 @@ def make(sm, out):
              gd.Node("v", "Identity", ["Variable"], {"T": gd.DType(1)})]
     with open(os.path.join(out, "no_checkpoint.pb"), "wb") as f:
         f.write(gd.encode_graph(nodes))
+    make_text_saved_model(out)
+
+
+TEXT_SAVED_MODEL = """# A SavedModel in text form, as TensorFlow writes saved_model.pbtxt.
+saved_model_schema_version: 1
+meta_graphs {
+  meta_info_def {
+    stripped_op_list { op { name: "MatMul" } }
+    tags: "serve"
+    tensorflow_version: "1.15.0"
+  }
+  graph_def {
+    node { name: "x" op: "Placeholder"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "shape" value { shape { dim { size: -1 } dim { size: 2 } } } } }
+    node { name: "w" op: "VariableV2"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
+    node { name: "w/read" op: "Identity" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "y" op: "MatMul" input: "x" input: "w/read" attr { key: "T" value { type: DT_FLOAT } } }
+    versions { producer: 27 }
+    library { function { signature { name: "unused" } } }
+  }
+  signature_def {
+    key: "serving_default"
+    value {
+      inputs { key: "in" value { name: "x:0" dtype: DT_FLOAT
+                                 tensor_shape { dim { size: -1 } dim { size: 2 } } } }
+      outputs { key: "out" value { name: "y:0" dtype: DT_FLOAT } }
+      method_name: "tensorflow/serving/predict"
+    }
+  }
+}
+"""
+
+
+def make_text_saved_model(out):
+    """A text SavedModel (y = x @ w) with its checkpoint, and y for text_in.npy."""
+    d = os.path.join(out, "text_saved_model")
+    os.makedirs(os.path.join(d, "variables"))
+    with open(os.path.join(d, "saved_model.pbtxt"), "w") as f:
+        f.write(TEXT_SAVED_MODEL)
+    w = np.array([[1, 2, 3], [-4, 5, 0.5]], np.float32)
+    ck.write_bundle(os.path.join(d, "variables", "variables"), {"w": w})
+    x = np.array([[1, 1], [0.5, -2]], np.float32)
+    np.save(os.path.join(out, "text_in.npy"), x)
+    np.save(os.path.join(out, "text_want.npy"), x.astype(np.float64) @ w)
 
 
 def compare(got, want, tol):

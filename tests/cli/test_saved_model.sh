@@ -29,6 +29,9 @@ run_tool run_graph --graph="$T/alone.meta" --checkpoint=$SM/houseprices_ckpt/mod
     --input=Placeholder="$T/false.npy" --input=Placeholder_1="$T/house_in.npy" --output=Squeeze="$T/house.npy"
 near "houseprices_ckpt .meta with --checkpoint" "$T/house.npy" "$T/house_want.npy"
 
+run_tool run_graph --graph="$T/text_saved_model" --input=in="$T/text_in.npy" --output=out="$T/text.npy"
+near "a SavedModel in text form (saved_model.pbtxt)" "$T/text.npy" "$T/text_want.npy"
+
 expect_error "unknown tag set" "SavedModel .*xor_tf1/1: no MetaGraph with tags \{ train \}; available: \{ serve \}" \
     run_graph --graph=$SM/xor_tf1/1 --saved_model_tags=train --output=prediction
 expect_error "unknown signature" "SavedModel .*iris_tf1/1: signature 'predict' not found; available: (serving_default, predict-iris|predict-iris, serving_default)$" \

@@ -2,8 +2,9 @@
  * readers (src/graph/meta_graph.c, model_info.c, variable_binding.c,
  * model_load.c): the input is written as a SavedModel's saved_model.pb and
  * as a .meta file, each beside a valid checkpoint (xor_tf1's variables when
- * ../shared is there), and loaded with the default tags and signature and
- * with others; a graph that loads is planned and run once with no feeds.
+ * ../shared is there), and as a text SavedModel (saved_model.pbtxt), and
+ * loaded with the default tags and signature and with others; a graph that
+ * loads is planned and run once with no feeds.
  * Seeds: the saved_model.pb and .meta files of ../shared/testdata/savedmodel.
  *
  * Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
@@ -17,12 +18,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[256];
+static char dir[256], text_dir[300];
 
-static void write_file(const char *name, const uint8_t *data, size_t size)
+/* Writes data to name in directory d. */
+static void write_file(const char *d, const char *name, const uint8_t *data, size_t size)
 {
     char path[400];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", d, name);
     FILE *f = fopen(path, "wb");
     if (!f || (size && fwrite(data, 1, size, f) != size))
         abort();
@@ -49,7 +51,7 @@ static void copy_checkpoint(void)
         static uint8_t buf[1 << 16];
         size_t n = fread(buf, 1, sizeof buf, f);
         fclose(f);
-        write_file(files[i][1], buf, n);
+        write_file(dir, files[i][1], buf, n);
     }
 }
 
@@ -79,14 +81,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  (int)getpid());
         mkdir(dir, 0755);
         copy_checkpoint();
+        snprintf(text_dir, sizeof text_dir, "%s/text", dir);
+        mkdir(text_dir, 0755);
     }
-    write_file("saved_model.pb", data, size);
-    write_file("model.meta", data, size);
+    write_file(dir, "saved_model.pb", data, size);
+    write_file(dir, "model.meta", data, size);
     static const tfpi_load_options other = {"serve, train", "predict", NULL};
     load_and_run(dir, NULL);
     load_and_run(dir, &other);
     char meta[300];
     snprintf(meta, sizeof meta, "%s/model.meta", dir);
     load_and_run(meta, NULL);
+    write_file(text_dir, "saved_model.pbtxt", data, size);
+    load_and_run(text_dir, NULL);
     return 0;
 }

@@ -59,6 +59,8 @@ mkdir -p "$CORPUS/fuzz_saved_model"
 for f in "$TD"/savedmodel/*/saved_model.pb "$TD"/savedmodel/*/*/saved_model.pb "$TD"/savedmodel/*/*.meta; do
     [ -f "$f" ] && cp "$f" "$CORPUS/fuzz_saved_model/$(echo "${f#"$TD"/}" | tr / _)"
 done
+"$PY" -c "import sys; sys.path.insert(0, 'tests/cli'); import saved_model_refs as r; sys.stdout.write(r.TEXT_SAVED_MODEL)" \
+    >"$CORPUS/fuzz_saved_model/text_saved_model.pbtxt" 2>/dev/null
 mkdir -p "$CORPUS/fuzz_transform_spec"
 echo 'a b(c=1, d="x,y") e( f = g )' >"$CORPUS/fuzz_transform_spec/seed"
 mkdir -p "$CORPUS/fuzz_memmapped"

@@ -32,7 +32,9 @@ static bool is_saved_model_dir(const char *dir)
     char path[4200];
     struct stat st;
     snprintf(path, sizeof path, "%s/saved_model.pb", dir);
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    bool binary = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    snprintf(path, sizeof path, "%s/saved_model.pbtxt", dir);
+    return binary || (stat(path, &st) == 0 && S_ISREG(st.st_mode));
 }
 
 static Tfpi__GraphDef *unpack_graph(tp_bytes_range r, const char *source, tfpi_status *status)

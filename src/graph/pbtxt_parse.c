@@ -6,13 +6,15 @@
  * optional `,` or `;` after a field. Every piece is malloc'd and linked into
  * the message as soon as it exists, so freeing the root frees a message
  * left half-built by an error. */
-#include "pbtxt.h"
+#include "graph/pbtxt_parse.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -389,6 +391,21 @@ static bool skip_string(parser *ps)
 static char open_bracket(parser *ps)
 {
     return accept(ps, '{') ? '}' : accept(ps, '<') ? '>' : accept(ps, '[') ? ']' : 0;
+}
+
+size_t pbtxt_value_size(ProtobufCType type)
+{
+    switch (type) {
+    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+        return 8;
+    case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
+    case PROTOBUF_C_TYPE_ENUM: return sizeof(int);
+    case PROTOBUF_C_TYPE_STRING: return sizeof(char *);
+    case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
+    case PROTOBUF_C_TYPE_MESSAGE: return sizeof(ProtobufCMessage *);
+    default: return 4;
+    }
 }
 
 /* Skips everything up to the matching `close`, strings and nesting included. */
