@@ -123,7 +123,7 @@ static void free_args(run_args *a)
     free(a->results);
 }
 
-static int run(const char *graph_path, run_args *a, const tfpi_session_options *options, tfpi_status *status)
+static int run(const char *graph_path, run_args *a, const limit_flags *limits, int num_threads, tfpi_status *status)
 {
     tfpi_graph *graph = graphdef_load_model(graph_path, status);
     if (!graph) {
@@ -135,7 +135,9 @@ static int run(const char *graph_path, run_args *a, const tfpi_session_options *
             tfpi_graph_free(graph);
             return 1;
         }
-    tfpi_session *session = tfpi_session_new(graph, options, status);
+    const tfpi_session_options options = limit_flags_apply(limits, num_threads);
+    tfpi_session *session = tfpi_session_new(graph, &options, status);
+    limit_flags_check_session(limits, session);
     int rc = 1;
     if (session && tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,
                                     (const char *const *)a->output_names, a->results, a->num_outputs,
@@ -174,15 +176,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --graph and at least one --output are required (see --help)\n");
         rc = 1;
     }
-    if (rc == 0 && !flags_check_threads(num_threads))
+    if (rc == 0 && (!flags_check_threads(num_threads) || !limit_flags_valid(&limits)))
         rc = 1;
     run_args args = {0};
     tfpi_status status = {0};
     if (rc == 0)
         rc = prepare_args(&args, &inputs, &outputs, &status);
-    tfpi_session_options options = limit_flags_apply(&limits, num_threads);
     if (rc == 0)
-        rc = run(graph, &args, &options, &status);
+        rc = run(graph, &args, &limits, num_threads, &status);
     free_args(&args);
     flags_free(flags, num_flags);
     return rc == 2 ? 0 : rc;
