@@ -156,6 +156,14 @@ $(OBJ)/proto/%.o: $(PROTO_OUT)/%.c $(BUILD_FILES) | $(PROTO_H)
 
 $(OBJ)/src/core/version.o: CFLAGS += -DTFPI_VERSION='"$(VERSION)"'
 
+# The half-precision kernels (src/*/*_fp16.c): on a compiler for aarch64, built
+# for armv8.2-a FP16 arithmetic (the Pi 5's Cortex-A76), which the rest of the
+# build does not assume; the program runs them only where HWCAP says the CPU
+# has it (src/core/cpu.c).
+ifneq ($(findstring aarch64,$(shell $(CC) -dumpmachine)),)
+$(patsubst %.c,$(OBJ)/%.o,$(wildcard src/*/*_fp16.c)): CFLAGS += -march=armv8.2-a+fp16
+endif
+
 $(OBJ)/op_registry.o: $(REGISTRY_C) $(BUILD_FILES) | $(PROTO_H)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

@@ -4,7 +4,8 @@
  * out which matrices of a and b each output matrix multiplies. Without
  * transposes run is the fast GEMM (src/compute/gemm.c; a single constant b
  * of several rows' product is packed into its panels once per graph,
- * src/compute/gemm_weights.c), which applies any scale,
+ * src/compute/gemm_weights.c; in binary16 for a session of precision fp16,
+ * src/compute/gemm_fp16.h), which applies any scale,
  * bias and activation fused into the node as it stores; with one, it splits
  * all output rows over the pool, calls the plain C reference product
  * (src/compute/matmul_ref.c, which the tests also compare the GEMM with) and then
@@ -15,6 +16,7 @@
 
 #include "compute/epilogue.h"
 #include "compute/gemm.h"
+#include "compute/gemm_fp16.h"
 #include "compute/gemm_weights.h"
 #include "compute/matmul_ref.h"
 
@@ -25,6 +27,7 @@ typedef struct matmul_state {
     int64_t batches;                /* output matrices */
     tp_epilogue epilogue;
     const float *b_panels;          /* a known b packed for the GEMM (owned by the graph), or NULL */
+    const uint16_t *b_fp16;         /* the same in binary16 for a session of precision fp16, or NULL */
     int64_t *a_offsets, *b_offsets; /* element offset of each output matrix's operands */
     int64_t offsets[];              /* storage of both arrays */
 } matmul_state;
@@ -150,7 +153,9 @@ static tfpi_code prepare_matmul(tp_op_ctx *ctx, batch_rule rule, const char *tra
     operand_offsets(a, batch_rank, dims, batches, state->a_offsets);
     operand_offsets(b, batch_rank, dims, batches, state->b_offsets);
     ctx->state = state;
-    if (b->data && batches == 1 && params.m > 1 && !transpose_a && !transpose_b)
+    if (b->data && batches == 1 && params.m > 1 && !transpose_a && !transpose_b && tp_gemm_fp16_wanted(ctx->pool))
+        state->b_fp16 = tp_gemm_graph_panels_fp16(ctx->graph, ctx->def, b->data, params.k, params.n);
+    else if (b->data && batches == 1 && params.m > 1 && !transpose_a && !transpose_b)
         state->b_panels = tp_gemm_graph_panels(ctx->graph, ctx->def, b->data, params.k, params.n);
     return TFPI_OK;
 }
@@ -209,7 +214,7 @@ static bool matmul_gemm(const matmul_state *s, const float *a, const float *b, f
         const tp_gemm_matrix rows = {a + s->a_offsets[batch], p->k};
         const tp_gemm g = {p->m, p->n, 1, p->k, tp_gemm_matrix_rows, &rows,
                            s->b_panels ? s->b_panels : b + s->b_offsets[batch], p->n, c + batch * p->m * p->n,
-                           p->n, tp_epilogue_view(&s->epilogue), s->b_panels != NULL};
+                           p->n, tp_epilogue_view(&s->epilogue), s->b_panels != NULL, s->b_fp16};
         ok = tp_gemm_run(&g, pool);
     }
     return ok;

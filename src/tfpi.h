@@ -205,6 +205,14 @@ typedef struct tfpi_session_options {
      * Instruction-set extensions (fp16, dot product) are always those the
      * machine has. No effect elsewhere than on ARM. */
     const char *cpu;
+    /* The arithmetic of convolutions and matrix products whose weights are
+     * constants: "fp32" (NULL or "": the default) or "fp16", binary16
+     * weights and multiply-adds (armv8.2-a FP16: a Pi 5), about twice as
+     * fast, within the error the README gives; every other op stays fp32.
+     * On a CPU without fp16 arithmetic, or a build for another target than
+     * aarch64, an fp16 session runs in fp32: tfpi_session_precision says
+     * which one it got. */
+    const char *precision;
 } tfpi_session_options;
 
 /* Half of the physical RAM: the budget when max_memory_bytes is 0. */
@@ -215,6 +223,10 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph,
                                const tfpi_session_options *options,
                                tfpi_status *status);
 void tfpi_session_free(tfpi_session *session);
+
+/* "fp32" or "fp16": the precision the session computes in (an fp16 session
+ * on a CPU without fp16 arithmetic runs in fp32). */
+const char *tfpi_session_precision(const tfpi_session *session);
 
 /* Graphs with while loops: a loop that runs more than `limit` iterations
  * fails the run with an error naming its frame. limit <= 0 restores the

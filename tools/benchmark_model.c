@@ -235,6 +235,7 @@ static int benchmark(settings *s)
         graph = load_flags_graph(&s->load, s->graph, &status);
         tfpi_session_options options = limit_flags_apply(&s->limits, s->num_threads > 0 ? s->num_threads : 0);
         session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
+        limit_flags_check_session(&s->limits, session);
         if (!session) {
             fprintf(stderr, "error: --graph: %s\n", status.message);
             rc = 1;
@@ -344,7 +345,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --num_runs and --warmup_runs must not be negative\n");
         rc = 1;
     }
-    if (rc == 0 && !flags_check_threads(s.num_threads))
+    if (rc == 0 && (!flags_check_threads(s.num_threads) || !limit_flags_valid(&s.limits)))
         rc = 1;
     if (rc == 0 && (*s.benchmark_name != 0) != (*s.output_prefix != 0)) {
         fprintf(stderr, "error: --benchmark_name and --output_prefix go together: the records are written "

@@ -161,6 +161,7 @@ static void free_args(run_args *a)
 /* How the session runs: its options, loop limit and number of runs. */
 typedef struct run_options {
     tfpi_session_options session;
+    const limit_flags *limits; /* --precision is checked against what the session got */
     int64_t max_loop_iterations;
     int runs;
 } run_options;
@@ -180,6 +181,7 @@ static int run(const char *graph_path, const load_flags *load, run_args *a, cons
         }
     tfpi_session *session = tfpi_session_new(graph, &options->session, status);
     int rc = session ? 0 : 1;
+    limit_flags_check_session(options->limits, session);
     if (session)
         tfpi_session_set_max_loop_iterations(session, options->max_loop_iterations);
     for (int r = 0; r < options->runs && rc == 0; r++) {
@@ -231,7 +233,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --graph and at least one --output are required (see --help)\n");
         rc = 1;
     }
-    if (rc == 0 && !flags_check_threads(num_threads))
+    if (rc == 0 && (!flags_check_threads(num_threads) || !limit_flags_valid(&limits)))
         rc = 1;
     if (rc == 0 && (runs < 1 || max_loop_iterations < 0)) {
         fprintf(stderr, "error: invalid value for flag --%s: must be %s\n", runs < 1 ? "runs" : "max_loop_iterations",
@@ -242,7 +244,7 @@ int main(int argc, char **argv)
     tfpi_status status = {0};
     if (rc == 0)
         rc = prepare_args(&args, &inputs, &outputs, &status);
-    run_options options = {limit_flags_apply(&limits, num_threads), max_loop_iterations, runs};
+    run_options options = {limit_flags_apply(&limits, num_threads), &limits, max_loop_iterations, runs};
     if (rc == 0)
         rc = run(graph, &load, &args, &options, &status);
     free_args(&args);

@@ -94,6 +94,8 @@ static bool check_options(options *o, capture_source *source)
         problem = "--repeat_after must be 0 or more seconds";
     else if (o->num_threads < -1 || o->num_threads > MAX_THREADS)
         problem = "--num_threads must be -1 or 0 (one thread per core) or 1 to 1024";
+    else if (!limit_flags_valid(&o->limits))
+        return false; /* reported */
     else if (o->frames < 0)
         problem = "--frames must be 0 (until stopped) or more";
     else if (o->speak_cmd && !*o->speak_cmd)
@@ -162,8 +164,10 @@ static bool open_run(options *o, capture_source source, run *r)
     else if (!(r->camera = capture_open(source, &capture_options, &status)))
         fprintf(stderr, "error: %s%s\n", status.message,
                 status.code == TFPI_NOT_FOUND ? "; to label pictures instead: --source=files --frames_from=DIR" : "");
-    else
+    else {
+        limit_flags_check_session(&o->limits, r->session);
         return true;
+    }
     return false;
 }
 

@@ -17,6 +17,7 @@
 #include "flags.h"
 #include "graphdef_io.h"
 #include "load_flags.h"
+#include "limit_flags.h"
 #include "object_detector.h"
 #include "png_writer.h"
 
@@ -27,6 +28,7 @@ typedef struct options {
     load_flags load;
     float threshold;
     int num_threads;
+    limit_flags limits;
 } options;
 
 /* The detections scoring at least --threshold (found holds every one the
@@ -65,7 +67,7 @@ static int detect(const options *o)
     tfpi_graph *graph = NULL;
     tfpi_session *session = NULL;
     detection found[MAX_DETECTIONS];
-    tfpi_session_options session_options = {.num_threads = o->num_threads};
+    tfpi_session_options session_options = limit_flags_apply(&o->limits, o->num_threads);
     int count = -1, rc = 1;
     if (o->labels && labels_load(o->labels, &labels, &status) != TFPI_OK)
         fprintf(stderr, "error: --labels: %s\n", status.message);
@@ -80,6 +82,7 @@ static int detect(const options *o)
         fprintf(stderr, "error: --graph: %s: %s\n", o->graph, status.message);
     else
         rc = report(o, &image, found, count, &status);
+    limit_flags_check_session(&o->limits, session);
     tfpi_session_free(session);
     tfpi_graph_free(graph);
     tfpi_image_free(&image);
@@ -109,6 +112,7 @@ int main(int argc, char **argv)
         {"image", FLAG_STRING, &o.image, "picture to look at (JPEG or PNG)"},
         {"threshold", FLAG_FLOAT, &o.threshold, "lowest score printed, 0 to 1"},
         NUM_THREADS_FLAG(o.num_threads),
+        LIMIT_FLAGS(o.limits),
         {"output", FLAG_STRING, &o.output, "also write the picture with the boxes drawn as this PNG file"},
     };
     const int num_flags = sizeof flags / sizeof flags[0];
@@ -124,7 +128,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --threshold must be between 0 and 1\n");
         rc = 1;
     }
-    if (rc == 0 && !flags_check_threads(o.num_threads))
+    if (rc == 0 && (!flags_check_threads(o.num_threads) || !limit_flags_valid(&o.limits)))
         rc = 1;
     if (rc == 0)
         rc = detect(&o);

@@ -116,6 +116,7 @@ static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *i
     tfpi_tensor *output = NULL;
     tfpi_session_options session_options = limit_flags_apply(&o->limits, o->num_threads);
     tfpi_session *session = tfpi_session_new(graph, &session_options, status);
+    limit_flags_check_session(&o->limits, session);
     if (session)
         tfpi_session_run(session, &o->model.input_layer, &input, 1, &o->model.output_layer, &output, 1,
                          status);
@@ -168,7 +169,7 @@ static int print_detections(const options *o, const tfpi_graph *graph, const cha
     tfpi_status status = {0};
     tfpi_image image = {0};
     detection found[MAX_DETECTIONS];
-    tfpi_session_options session_options = {.num_threads = o->num_threads};
+    tfpi_session_options session_options = limit_flags_apply(&o->limits, o->num_threads);
     tfpi_session *session = NULL;
     int count = -1, max = o->top_k < MAX_DETECTIONS ? o->top_k : MAX_DETECTIONS;
     if (tfpi_image_load(image_path, &image, &status) != TFPI_OK)
@@ -176,6 +177,7 @@ static int print_detections(const options *o, const tfpi_graph *graph, const cha
     else if (!(session = tfpi_session_new(graph, &session_options, &status)) ||
              (count = detect_objects(session, &image, labels, 0, found, max, &status)) < 0)
         fprintf(stderr, "error: --graph: %s: %s\n", graph_path, status.message);
+    limit_flags_check_session(&o->limits, session);
     for (int i = 0; i < count; i++)
         printf("%s (%d): %g\n", found[i].label, found[i].class_id, (double)found[i].score);
     tfpi_session_free(session);
@@ -248,7 +250,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: --input_width and --input_height must be between 1 and 16384\n");
         rc = 1;
     }
-    if (rc == 0 && !flags_check_threads(o.num_threads))
+    if (rc == 0 && (!flags_check_threads(o.num_threads) || !limit_flags_valid(&o.limits)))
         rc = 1;
     if (rc == 0 && !classifier_model_check_defaults(&o.model, &o.image, "images/grace_hopper.jpg"))
         rc = 1;

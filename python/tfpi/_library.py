@@ -39,7 +39,8 @@ class Image(ctypes.Structure):
 
 
 class SessionOptions(ctypes.Structure):
-    _fields_ = [("num_threads", ctypes.c_int), ("max_memory_bytes", ctypes.c_int64), ("cpu", ctypes.c_char_p)]
+    _fields_ = [("num_threads", ctypes.c_int), ("max_memory_bytes", ctypes.c_int64), ("cpu", ctypes.c_char_p),
+                ("precision", ctypes.c_char_p)]
 
 
 class LoadOptions(ctypes.Structure):
@@ -129,6 +130,7 @@ _PROTOTYPES = {
     "tfpi_default_max_memory": (ctypes.c_int64, []),
     "tfpi_session_new": (_P, [_P, ctypes.POINTER(SessionOptions), _S]),
     "tfpi_session_free": (None, [_P]),
+    "tfpi_session_precision": (ctypes.c_char_p, [_P]),
     "tfpi_session_run": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(_P),
                                         ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                         ctypes.POINTER(_P), ctypes.c_int, _S]),

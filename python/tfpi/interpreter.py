@@ -92,13 +92,15 @@ def _check_num_threads(num_threads):
 
 class Interpreter:
     """Interpreter(model_path=None, model_content=None, experimental_delegates=None,
-    num_threads=None, ...): a frozen graph (.pb, memmapped) from a file or
-    bytes. num_threads None, 0 or -1: one thread per core."""
+    num_threads=None, ..., precision=None): a frozen graph (.pb, memmapped)
+    from a file or bytes. num_threads None, 0 or -1: one thread per core.
+    precision (tfpi's own) is Session's: "fp16" for half-precision
+    arithmetic where the CPU has it (a Pi 5)."""
 
     def __init__(self, model_path=None, model_content=None, experimental_delegates=None, num_threads=None,
                  experimental_op_resolver_type=OpResolverType.AUTO, experimental_preserve_all_tensors=False,
                  experimental_disable_delegate_clustering=False,
-                 experimental_default_delegate_latest_features=False):
+                 experimental_default_delegate_latest_features=False, precision=None):
         if model_path is not None and model_content is not None:
             raise ValueError("Can't both provide `model_path` and `model_content`")
         if model_path is None and model_content is None:
@@ -108,7 +110,7 @@ class Interpreter:
             warnings.warn("tfpi runs models on the CPU: delegate %r ignored"
                           % getattr(delegate, "library", delegate), RuntimeWarning, stacklevel=2)
         self._graph = Graph(model_path) if model_content is None else Graph(data=model_content)
-        self._session = Session(self._graph, num_threads=threads)
+        self._session = Session(self._graph, num_threads=threads, precision=precision)
         self._lock = threading.RLock()
         self._signatures = self._graph.signatures()
         self._tensors = self._describe(next(iter(self._signatures.values())))

@@ -8,6 +8,7 @@ take turns (a lock), and the GIL is released while tfpi computes, so other
 Python threads and other sessions keep going."""
 import ctypes
 import threading
+import warnings
 
 from ._library import SessionOptions, Status, lib
 from ._tensors import from_tensor, to_tensor
@@ -19,18 +20,22 @@ def _shape_fits(declared, shape):
 
 
 class Session:
-    """Session(graph, num_threads=0, max_memory=0, cpu=None): num_threads 0 or
-    -1 uses one thread per core, 1 creates none; max_memory is the memory
-    budget in bytes (0: the default budget, -1: none); cpu forces the ARM
-    kernels of a core family ("a53", "a72", "a76", "generic"; None: TFPI_CPU
-    or detected). The session keeps the C graph alive until it is closed, even
-    if the Graph is closed first."""
+    """Session(graph, num_threads=0, max_memory=0, cpu=None, precision=None):
+    num_threads 0 or -1 uses one thread per core, 1 creates none; max_memory
+    is the memory budget in bytes (0: the default budget, -1: none); cpu forces the
+    ARM kernels of a core family ("a53", "a72", "a76", "generic"; None:
+    TFPI_CPU or detected); precision "fp16" runs convolutions and matrix
+    products in half precision where the CPU has it (a Pi 5; elsewhere fp32,
+    with a RuntimeWarning), None or "fp32" in fp32. The precision attribute
+    says which one the session got. The session keeps the C graph alive until
+    it is closed, even if the Graph is closed first."""
 
-    def __init__(self, graph, num_threads=0, max_memory=0, cpu=None):
+    def __init__(self, graph, num_threads=0, max_memory=0, cpu=None, precision=None):
         if not -1 <= int(num_threads) <= 1024:
             raise ValueError("num_threads=%d: give -1 or 0 (one thread per core) or 1 to 1024" % num_threads)
         status = Status()
-        options = SessionOptions(int(num_threads), int(max_memory), cpu.encode() if cpu else None)
+        options = SessionOptions(int(num_threads), int(max_memory), cpu.encode() if cpu else None,
+                                 precision.encode() if precision else None)
         self.graph = graph
         self.max_memory = lib.tfpi_default_max_memory() if max_memory == 0 else int(max_memory)
         self._lock = threading.Lock()
@@ -42,6 +47,11 @@ class Session:
         if self._ptr is None:
             self._graph_owner.release()
         status.check(self._ptr is not None)
+        self.precision = lib.tfpi_session_precision(self._ptr).decode()
+        if precision == "fp16" and self.precision != "fp16":
+            warnings.warn("precision='fp16': this CPU has no fp16 arithmetic (it needs the aarch64 build on an "
+                          "armv8.2-a core with FP16, such as a Pi 5's); running in fp32", RuntimeWarning,
+                          stacklevel=2)
 
     def close(self):
         with self._lock:

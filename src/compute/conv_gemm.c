@@ -42,7 +42,8 @@ static void find_conv_rows(const void *arg, int64_t row, int rows, int64_t tap, 
 bool tp_conv2d_gemm_wants_panels(const tp_window_params *p) { return p->batch * p->out_h * p->out_w > 1; }
 
 bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *filter, bool filter_in_panels,
-                    const float *zeros, float *output, const tp_gemm_epilogue *epilogue, tp_threadpool *pool)
+                    const uint16_t *filter_fp16, const float *zeros, float *output,
+                    const tp_gemm_epilogue *epilogue, tp_threadpool *pool)
 {
     const bool pointwise = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
                            p->pad_top == 0 && p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
@@ -61,6 +62,7 @@ bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *
         .ldc = p->out_c,
         .epilogue = *epilogue,
         .b_in_panels = filter_in_panels,
+        .b_fp16 = filter_fp16,
     };
     return tp_gemm_run(&g, pool);
 }

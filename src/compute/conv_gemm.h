@@ -4,7 +4,9 @@
  * as a plain matrix; any other reads each (pixel, tap) in place in the
  * input, with padding taps reading zeros, so nothing is copied (no im2col).
  * The filter is B as stored, or already in the GEMM's panels (packed once
- * while planning: tp_gemm_pack_panels). The epilogue applies folded batch-norm scale,
+ * while planning: tp_gemm_pack_panels), or, for a session of precision fp16,
+ * in the fp16 kernel's binary16 panels (filter_fp16, gemm_fp16.h; filter is
+ * then unused). The epilogue applies folded batch-norm scale,
  * bias and activation as each output is stored. */
 #ifndef TFPI_CONV_GEMM_H
 #define TFPI_CONV_GEMM_H
@@ -15,7 +17,8 @@
 /* zeros: at least p->in_c zero floats (read where the window leaves the
  * input). false: out of memory (tp_gemm_run). */
 bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *filter, bool filter_in_panels,
-                    const float *zeros, float *output, const tp_gemm_epilogue *epilogue, tp_threadpool *pool);
+                    const uint16_t *filter_fp16, const float *zeros, float *output,
+                    const tp_gemm_epilogue *epilogue, tp_threadpool *pool);
 
 /* Whether a convolution of this geometry is worth its filter in panels:
  * false where the GEMM reads B in place (a one-row product, tp_gemv_run). */

@@ -9,13 +9,15 @@
  * reuses each panel while it sits in the first-level cache. The ARM
  * kernels take A packed: there each row tile of the block is packed once
  * (TP_GEMM_MR x k floats, in the first-level cache) and multiplied by
- * every panel in turn. */
+ * every panel in turn. A product whose B is in binary16 panels (b_fp16)
+ * runs the fp16 kernel the same way, with its own panel width. */
 #include "compute/gemm.h"
 
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "compute/gemm_fp16.h"
 #include "compute/gemm_kernel.h"
 #include "compute/gemv.h"
 
@@ -43,6 +45,8 @@ typedef struct gemm_job {
     int tasks;
     atomic_int next_task;
     const tp_gemm_kernels *kernels;
+    int64_t nr;     /* the kernels' tile width */
+    bool prepacked; /* B is in the kernels' panels (b_in_panels or b_fp16) */
     float *buffers; /* one packed block of B (then one tile of A) per worker */
     size_t buffer_floats, b_floats;
 } gemm_job;
@@ -118,9 +122,11 @@ static inline void place_columns(const gemm_job *job, int64_t col, int64_t col0,
                                  int64_t prepacked_row, const float *packed, tp_gemm_tile *tile)
 {
     const tp_gemm *g = job->g;
-    tile->b = !g->b_in_panels ? packed + (col - col0) * tile->taps * tile->depth
-                              : g->b + (col / TP_GEMM_NR * g->taps * g->depth + prepacked_row) * TP_GEMM_NR;
-    tile->cols = (int)min64(TP_GEMM_NR, col1 - col);
+    const int64_t panel_value = (col / job->nr * g->taps * g->depth + prepacked_row) * job->nr;
+    tile->b = !job->prepacked ? packed + (col - col0) * tile->taps * tile->depth
+              : g->b_fp16     ? (const float *)(const void *)(g->b_fp16 + panel_value)
+                              : g->b + panel_value;
+    tile->cols = (int)min64(job->nr, col1 - col);
     tile->scale = g->epilogue.scale ? g->epilogue.scale + col : NULL;
     tile->bias = g->epilogue.bias ? g->epilogue.bias + col : NULL;
 }
@@ -154,8 +160,8 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
     const tp_gemm *g = job->g;
     const int64_t tile0 = task / job->column_tasks * job->tiles_per_task;
     const int64_t tile1 = min64(tile0 + job->tiles_per_task, job->m_tiles);
-    const int64_t col0 = task % job->column_tasks * job->panels_per_task * TP_GEMM_NR;
-    const int64_t col1 = min64(col0 + job->panels_per_task * TP_GEMM_NR, g->n);
+    const int64_t col0 = task % job->column_tasks * job->panels_per_task * job->nr;
+    const int64_t col1 = min64(col0 + job->panels_per_task * job->nr, g->n);
     const float *ptrs[M_BLOCK_TILES * MAX_BLOCK_TAPS * TP_GEMM_MR];
     for (int64_t tb = 0; tb < job->tap_blocks; tb++) {
         const int64_t t0 = tb * job->taps_block;
@@ -165,7 +171,7 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
             /* Rows t0 * depth + d0 on of a prepacked B: a block is whole
              * taps of full depth, or one tap's range of depth. */
             const int64_t prepacked_row = t0 * g->depth + d0;
-            if (!g->b_in_panels)
+            if (!job->prepacked)
                 pack_b(g, t0, taps, d0, depth, col0, col1, packed);
             tp_gemm_tile tile = {
                 .a_offset = d0,
@@ -185,7 +191,7 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
                     for (int64_t t = block0; t < block1; t++) {
                         tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
                         job->kernels->pack_a(tile.a, taps, d0, depth, packed_a);
-                        for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
+                        for (int64_t col = col0; col < col1; col += job->nr) {
                             place_columns(job, col, col0, col1, prepacked_row, packed, &tile);
                             place_rows(g, t, col, &tile);
                             job->kernels->tile(&tile);
@@ -193,7 +199,7 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
                     }
                     continue;
                 }
-                for (int64_t col = col0; col < col1; col += TP_GEMM_NR) {
+                for (int64_t col = col0; col < col1; col += job->nr) {
                     place_columns(job, col, col0, col1, prepacked_row, packed, &tile);
                     for (int64_t t = block0; t < block1; t++) {
                         tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
@@ -224,7 +230,7 @@ static void plan_job(gemm_job *job, int64_t threads)
 {
     const tp_gemm *g = job->g;
     job->m_tiles = ceil_div(g->m, TP_GEMM_MR);
-    job->n_panels = ceil_div(g->n, TP_GEMM_NR);
+    job->n_panels = ceil_div(g->n, job->nr);
     job->depth_block = g->depth > K_BLOCK ? ceil_div(g->depth, ceil_div(g->depth, K_BLOCK)) : g->depth;
     job->depth_block = job->depth_block > 0 ? job->depth_block : 1;
     job->taps_block = min64(K_BLOCK / job->depth_block, MAX_BLOCK_TAPS);
@@ -233,9 +239,9 @@ static void plan_job(gemm_job *job, int64_t threads)
     job->tap_blocks = g->taps > 0 ? ceil_div(g->taps, job->taps_block) : 1;
 
     const int64_t wanted = threads > 1 ? TASKS_PER_THREAD * threads : 1;
-    job->column_tasks = ceil_div(job->n_panels, N_BLOCK / TP_GEMM_NR);
+    job->column_tasks = ceil_div(job->n_panels, N_BLOCK / job->nr);
     job->panels_per_task = ceil_div(job->n_panels, job->column_tasks);
-    job->tiles_per_task = TASK_C_FLOATS / (TP_GEMM_MR * TP_GEMM_NR * job->panels_per_task);
+    job->tiles_per_task = TASK_C_FLOATS / (TP_GEMM_MR * job->nr * job->panels_per_task);
     job->tiles_per_task = min64(job->tiles_per_task > M_BLOCK_TILES ? job->tiles_per_task : M_BLOCK_TILES,
                                 job->m_tiles);
     int64_t row_tasks = ceil_div(job->m_tiles, job->tiles_per_task);
@@ -250,20 +256,37 @@ static void plan_job(gemm_job *job, int64_t threads)
     }
     job->tasks = (int)(row_tasks * job->column_tasks);
     const size_t k_floats = (size_t)(job->taps_block * job->depth_block);
-    job->b_floats = g->b_in_panels ? 0 : k_floats * (size_t)(job->panels_per_task * TP_GEMM_NR);
+    job->b_floats = job->prepacked ? 0 : k_floats * (size_t)(job->panels_per_task * job->nr);
     /* whole cache lines per worker */
     job->buffer_floats = (job->b_floats + (job->kernels->pack_a ? k_floats * TP_GEMM_MR : 0) + 15) & ~(size_t)15;
+}
+
+bool tp_gemm_fp16_wanted(const tp_threadpool *pool)
+{
+#if defined(TP_GEMM_FP16_KERNELS)
+    return tp_threadpool_precision(pool) == TP_PRECISION_FP16;
+#else
+    (void)pool;
+    return false;
+#endif
 }
 
 bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
 {
     if (g->m <= 0 || g->n <= 0)
         return true;
-    if (g->m == 1 && !g->b_in_panels)
+    if (g->m == 1 && !g->b_in_panels && !g->b_fp16)
         return tp_gemv_run(g, pool);
     const double macs = (double)g->m * (double)g->n * (double)(g->taps * g->depth);
     const int64_t threads = macs >= MIN_PARALLEL_MACS ? tp_threadpool_size(pool) : 1;
-    gemm_job job = {.g = g, .kernels = tp_gemm_kernels_for(tp_threadpool_cpu(pool))};
+    gemm_job job = {.g = g, .kernels = tp_gemm_kernels_for(tp_threadpool_cpu(pool)), .prepacked = g->b_in_panels};
+#if defined(TP_GEMM_FP16_KERNELS)
+    if (g->b_fp16) { /* only ever set where tp_gemm_fp16_wanted */
+        job.kernels = &tp_gemm_kernels_fp16;
+        job.prepacked = true;
+    }
+#endif
+    job.nr = job.kernels->nr;
     plan_job(&job, threads);
     const int64_t workers = min64(threads, job.tasks);
     if (job.buffer_floats > 0) { /* B or A to pack: a buffer per worker */

@@ -83,6 +83,10 @@ typedef struct tp_gemm {
     int64_t ldc;
     tp_gemm_epilogue epilogue;
     bool b_in_panels; /* b is already in the micro-kernel's panels (ldb unused) */
+    /* Non-NULL: B in the fp16 kernel's binary16 panels instead of b (b, ldb
+     * and b_in_panels unused), and the product runs in half precision
+     * (gemm_fp16.h). */
+    const uint16_t *b_fp16;
 } tp_gemm;
 
 /* A plain row-major matrix as a rows function's argument (one tap). */

@@ -19,9 +19,9 @@
 typedef struct tp_gemm_tile {
     const float *const *a; /* in place: taps x TP_GEMM_MR row pointers */
     int64_t a_offset;      /* where in each row this block of depth starts */
-    const float *a_packed; /* packed by the kernels' pack_a: TP_GEMM_MR x taps x depth floats */
+    const float *a_packed; /* packed by the kernels' pack_a: TP_GEMM_MR x taps x depth values */
     int64_t taps, depth;
-    const float *b; /* packed B: taps x depth rows of TP_GEMM_NR floats, zero beyond cols */
+    const float *b; /* packed B: taps x depth rows of the kernels' nr values, zero beyond cols */
     float *c;
     int64_t ldc;
     int rows, cols;            /* the part of the tile inside C */
@@ -33,13 +33,15 @@ typedef struct tp_gemm_tile {
 
 typedef void (*tp_gemm_kernel_fn)(const tp_gemm_tile *tile);
 /* Packs one row tile's block of A: for taps [0, taps) and depth
- * [d0, d0 + depth), from its row pointers (ptrs[t * TP_GEMM_MR + r]). */
+ * [d0, d0 + depth), from its row pointers (ptrs[t * TP_GEMM_MR + r]).
+ * The fp16 kernel's values in a_packed, b and dst are binary16 (gemm_fp16.h). */
 typedef void (*tp_gemm_pack_a_fn)(const float *const *ptrs, int taps, int64_t d0, int64_t depth, float *dst);
 
 typedef struct tp_gemm_kernels {
     const char *name;
     tp_gemm_kernel_fn tile;
     tp_gemm_pack_a_fn pack_a; /* NULL: the kernel reads A in place (a, a_offset) */
+    int nr;                   /* columns of its tile and of B's panels: TP_GEMM_NR but for fp16 (gemm_fp16.h) */
 } tp_gemm_kernels;
 
 /* The portable kernel (in-place A). */

@@ -238,7 +238,7 @@ static void pack_quads(const float *const *ptrs, int taps, int64_t d0, int64_t d
     }
 }
 
-const tp_gemm_kernels tp_gemm_kernels_a53 = {"a53", kernel_8x8, pack_quads};
-const tp_gemm_kernels tp_gemm_kernels_a72 = {"a72", kernel_8x8, pack_quads};
-const tp_gemm_kernels tp_gemm_kernels_a76 = {"a76", kernel_8x8, pack_quads};
+const tp_gemm_kernels tp_gemm_kernels_a53 = {"a53", kernel_8x8, pack_quads, TP_GEMM_NR};
+const tp_gemm_kernels tp_gemm_kernels_a72 = {"a72", kernel_8x8, pack_quads, TP_GEMM_NR};
+const tp_gemm_kernels tp_gemm_kernels_a76 = {"a76", kernel_8x8, pack_quads, TP_GEMM_NR};
 #endif

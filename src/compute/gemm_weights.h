@@ -9,6 +9,8 @@
 #ifndef TFPI_GEMM_WEIGHTS_H
 #define TFPI_GEMM_WEIGHTS_H
 
+#include <stdint.h>
+
 #include "compute/gemm.h"
 #include "tfpi.h"
 
@@ -17,5 +19,11 @@
  * builds than ARM (the GEMM then packs B as it goes). */
 const float *tp_gemm_graph_panels(const tfpi_graph *graph, const void *owner, const float *b, int64_t k,
                                   int64_t n);
+
+/* The same in the fp16 kernel's binary16 panels (gemm_fp16.h), for
+ * sessions of precision fp16: NULL on builds without the fp16 kernels.
+ * Call it only where tp_gemm_fp16_wanted. */
+const uint16_t *tp_gemm_graph_panels_fp16(const tfpi_graph *graph, const void *owner, const float *b, int64_t k,
+                                          int64_t n);
 
 #endif

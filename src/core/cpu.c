@@ -142,3 +142,29 @@ bool tp_cpu_force(const char *name, tp_cpu *out)
     *out = tp_cpu_default();
     return !name || !*name || core_named(name, &out->core);
 }
+
+const char *tp_precision_name(tp_precision precision)
+{
+    return precision == TP_PRECISION_FP16 ? "fp16" : "fp32";
+}
+
+bool tp_precision_named(const char *name, tp_precision *out)
+{
+    if (!name || !*name || strcmp(name, "fp32") == 0)
+        *out = TP_PRECISION_FP32;
+    else if (strcmp(name, "fp16") == 0)
+        *out = TP_PRECISION_FP16;
+    else
+        return false;
+    return true;
+}
+
+tp_precision tp_cpu_precision(tp_cpu cpu, tp_precision wanted)
+{
+#if defined(__aarch64__)
+    return wanted == TP_PRECISION_FP16 && cpu.fp16 ? TP_PRECISION_FP16 : TP_PRECISION_FP32;
+#else
+    (void)cpu, (void)wanted;
+    return TP_PRECISION_FP32;
+#endif
+}

@@ -48,4 +48,20 @@ const char *tp_cpu_core_name(tp_cpu_core core);
 /* The family of an ARM part number (MIDR bits 15:4, implementer 0x41). */
 tp_cpu_core tp_cpu_core_of_part(unsigned implementer, unsigned part);
 
+/* The arithmetic of a session's convolutions and matrix products: fp32, or
+ * fp16 (binary16 values and multiply-adds, armv8.2-a FP16: the Pi 5's
+ * Cortex-A76), which the aarch64 build has kernels for (gemm_fp16.h). */
+typedef enum tp_precision { TP_PRECISION_FP32, TP_PRECISION_FP16 } tp_precision;
+
+/* "fp32", "fp16". */
+const char *tp_precision_name(tp_precision precision);
+
+/* The precision called `name` ("fp32", "fp16"; NULL or "" is fp32); false
+ * if the name is none of these. */
+bool tp_precision_named(const char *name, tp_precision *out);
+
+/* The precision kernels can run on cpu when `wanted` is asked for: fp16
+ * only on an aarch64 build on a CPU with fp16 arithmetic, else fp32. */
+tp_precision tp_cpu_precision(tp_cpu cpu, tp_precision wanted);
+
 #endif

@@ -21,6 +21,7 @@ struct tp_threadpool {
     int stopping;
     bool cpu_set;
     tp_cpu cpu;
+    tp_precision precision;
 };
 
 int tp_num_cores(void)
@@ -117,6 +118,13 @@ void tp_threadpool_set_cpu(tp_threadpool *pool, tp_cpu cpu)
     pool->cpu = cpu;
     pool->cpu_set = true;
 }
+
+tp_precision tp_threadpool_precision(const tp_threadpool *pool)
+{
+    return pool ? pool->precision : TP_PRECISION_FP32;
+}
+
+void tp_threadpool_set_precision(tp_threadpool *pool, tp_precision precision) { pool->precision = precision; }
 
 int tp_threadpool_size(const tp_threadpool *pool)
 {

@@ -1,6 +1,7 @@
 /* threadpool.h - one small pthread pool and parallel_for over ranges. The
  * pool is what a session hands every kernel to compute with, so it also
- * carries the CPU the kernels are chosen for (core/cpu.h). */
+ * carries the CPU the kernels are chosen for and the precision they compute
+ * in (core/cpu.h). */
 #ifndef TFPI_THREADPOOL_H
 #define TFPI_THREADPOOL_H
 
@@ -24,6 +25,12 @@ int tp_num_cores(void);
  * NULL pool) tp_cpu_default(). */
 tp_cpu tp_threadpool_cpu(const tp_threadpool *pool);
 void tp_threadpool_set_cpu(tp_threadpool *pool, tp_cpu cpu);
+
+/* The precision convolutions and matrix products compute in: what
+ * tp_threadpool_set_precision gave (a session sets one its CPU can run),
+ * else (and for a NULL pool) fp32. */
+tp_precision tp_threadpool_precision(const tp_threadpool *pool);
+void tp_threadpool_set_precision(tp_threadpool *pool, tp_precision precision);
 
 /* Splits [0, n) into chunks of at least `grain` items across the pool and
  * waits for all of them. A NULL pool runs fn(arg, 0, n) directly. */

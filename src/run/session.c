@@ -59,6 +59,16 @@ tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_optio
         return NULL;
     }
     tp_threadpool_set_cpu(s->pool, cpu);
+    const char *precision_name = options ? options->precision : NULL;
+    tp_precision precision;
+    if (!tp_precision_named(precision_name, &precision)) {
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "precision option %s is not a precision: use fp32 or fp16",
+                        precision_name);
+        tp_threadpool_free(s->pool);
+        free(s);
+        return NULL;
+    }
+    tp_threadpool_set_precision(s->pool, tp_cpu_precision(cpu, precision));
     s->graph = graph;
     int64_t budget = options ? options->max_memory_bytes : 0;
     if (budget == 0 && !tp_default_memory_budget(&budget, status)) {
@@ -106,6 +116,11 @@ static void forget_plan(tfpi_session *s)
     s->feed_names = s->fetch_names = NULL;
     s->feed_shapes = NULL;
     s->num_feeds = s->num_fetches = 0;
+}
+
+const char *tfpi_session_precision(const tfpi_session *session)
+{
+    return tp_precision_name(tp_threadpool_precision(session ? session->pool : NULL));
 }
 
 void tfpi_session_free(tfpi_session *session)

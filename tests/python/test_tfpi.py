@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import threading
+import warnings
 
 import numpy as np
 
@@ -371,6 +372,39 @@ def test_saved_model():
           np.array_equal(runner(images=x)["scores"], want), interpreter.get_signature_list())
 
 
+def test_precision():
+    """precision="fp16": half-precision arithmetic where the CPU has it (the
+    aarch64 build on a Pi 5), else fp32 with a RuntimeWarning; "fp32" and
+    None are fp32; an unknown name is an error naming it."""
+    x = mobilenet_input()
+    graph = tfpi.Graph(MODEL)
+    fp32 = tfpi.Session(graph, num_threads=1, precision="fp32")
+    reference = fp32.run({"input": x}, OUTPUT)
+    check("precision='fp32' is the default's fp32",
+          fp32.precision == "fp32" and tfpi.Session(graph, num_threads=1).precision == "fp32")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        half = tfpi.Session(graph, num_threads=1, precision="fp16")
+        interpreter = tfpi.Interpreter(model_path=MODEL, num_threads=1, precision="fp16")
+    got = half.run({"input": x}, OUTPUT)
+    if half.precision == "fp16":
+        check("precision='fp16': the same top-1, probabilities within 0.02 of fp32",
+              np.argmax(got) == np.argmax(reference) and np.abs(got - reference).max() <= 0.02 and not caught,
+              str(np.abs(got - reference).max()))
+    else:
+        check("precision='fp16' on a CPU without fp16: fp32's outputs and a RuntimeWarning each (Session, "
+              "Interpreter)", np.array_equal(got, reference) and len(caught) == 2 and
+              all(w.category is RuntimeWarning and "running in fp32" in str(w.message) for w in caught),
+              str([str(w.message) for w in caught]))
+    interpreter.allocate_tensors()
+    interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
+    interpreter.invoke()
+    check("Interpreter(precision='fp16') gives the Session's outputs",
+          np.array_equal(interpreter.get_tensor(interpreter.get_output_details()[0]["index"]), got))
+    expect_error("precision: an unknown one is named", r"precision option fp8 is not a precision: use fp32 or fp16",
+                 lambda: tfpi.Session(graph, precision="fp8"), ValueError)
+
+
 run_groups(test_version, test_dtypes, test_string_decode, test_wav_bytes, test_mobilenet, test_examples,
-           test_two_threads, test_image_helpers, test_errors, test_saved_model)
+           test_two_threads, test_image_helpers, test_errors, test_saved_model, test_precision)
 summary()

@@ -118,12 +118,12 @@ static void check_op(fast_op op, geometry g, bool epilogue, tp_threadpool *pool)
     switch (op) {
     case CONV:
         tp_conv2d_ref(&p, input, filter, want, NULL);
-        tp_conv2d_gemm(&p, input, filter, false, zeros, got, &e, pool);
+        tp_conv2d_gemm(&p, input, filter, false, NULL, zeros, got, &e, pool);
         break;
     case CONV_PANELS: {
         tp_conv2d_ref(&p, input, filter, want, NULL);
         float *panels = tp_gemm_pack_panels(filter, filter_n / p.out_c, p.out_c, p.out_c);
-        CHECK(panels && tp_conv2d_gemm(&p, input, panels, true, zeros, got, &e, pool));
+        CHECK(panels && tp_conv2d_gemm(&p, input, panels, true, NULL, zeros, got, &e, pool));
         free(panels);
         break;
     }

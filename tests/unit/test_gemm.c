@@ -75,7 +75,7 @@ static void check_product(int64_t m, int64_t n, int64_t k, int64_t ldb, int64_t 
     tp_matmul_rows_ref(&params, a, b_dense, want, 0, m);
 
     tp_gemm_matrix matrix = {a, k};
-    tp_gemm g = {m, n, 1, k, tp_gemm_matrix_rows, &matrix, b, ldb, c, ldc, tp_gemm_no_epilogue(), false};
+    tp_gemm g = {m, n, 1, k, tp_gemm_matrix_rows, &matrix, b, ldb, c, ldc, tp_gemm_no_epilogue(), false, NULL};
     if (epilogue) {
         g.epilogue = (tp_gemm_epilogue){scale, bias, -0.5f, 2.0f};
         apply_epilogue(want, m, n, &g.epilogue);
@@ -175,7 +175,8 @@ static void check_taps(int64_t m, int64_t n, int64_t taps, int64_t depth, bool i
     for (int64_t row = 0; row < k; row++)
         for (int64_t col = 0; col < n; col++)
             panels[(col / TP_GEMM_NR * k + row) * TP_GEMM_NR + col % TP_GEMM_NR] = b[row * n + col];
-    tp_gemm g = {m, n, taps, depth, tap_rows, &s, in_panels ? panels : b, n, c, n, tp_gemm_no_epilogue(), in_panels};
+    tp_gemm g = {m,    n, taps, depth, tap_rows, &s, in_panels ? panels : b, n, c, n, tp_gemm_no_epilogue(),
+                 in_panels, NULL};
     tp_gemm_run(&g, pool);
     char what[96];
     snprintf(what, sizeof what, "m=%lld n=%lld taps=%lld depth=%lld%s", (long long)m, (long long)n,
