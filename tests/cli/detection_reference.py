@@ -69,6 +69,9 @@ def compare(want_path, got_path):
         if not match:
             sys.exit("no detection like: %s" % " ".join(w))
         used.add(match[0])
+    scores = [float(g[1]) for g in got]
+    if any(a < b for a, b in zip(scores, scores[1:])):
+        sys.exit("detections not in decreasing score order: %s" % scores)
 
 
 if __name__ == "__main__":

@@ -71,12 +71,29 @@ static int64_t least_limit(void)
     return least;
 }
 
+/* This process's cgroup limit, read as tp_cgroup_memory_limit reads it
+ * (that reader is checked on the fake trees above): the groups
+ * /proc/self/cgroup names, and the mount's root. */
+static int64_t own_cgroup(void)
+{
+    char text[8192] = "";
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (f) {
+        text[fread(text, 1, sizeof text - 1, f)] = 0;
+        fclose(f);
+    }
+    int64_t named = tp_cgroup_memory_limit(text, "/sys/fs/cgroup");
+    int64_t mount = tp_cgroup_memory_limit("0::/\n1:memory:/\n", "/sys/fs/cgroup");
+    return named < mount ? named : mount;
+}
+
 static void test_default_budget(void)
 {
     unsetenv("TFPI_MAX_MEMORY");
-    /* half of RAM and rlimits (a cgroup may lower it further, never raise it) */
-    int64_t half = least_limit() / 2, budget = tfpi_default_max_memory();
-    CHECK_MSG(budget > 0 && budget <= half, "budget %lld, half of the least limit %lld", (long long)budget,
+    /* exactly half of the least of RAM, the rlimits and the cgroup's limit */
+    int64_t least = least_limit(), cgroup = own_cgroup();
+    int64_t half = (cgroup < least ? cgroup : least) / 2, budget = tfpi_default_max_memory();
+    CHECK_MSG(budget > 0 && budget == half, "budget %lld, half of the least limit %lld", (long long)budget,
               (long long)half);
     struct rlimit saved, lower;
     CHECK(getrlimit(RLIMIT_DATA, &saved) == 0);
@@ -84,10 +101,10 @@ static void test_default_budget(void)
     lower.rlim_cur = (rlim_t)3 << 30; /* 3 GiB: well above what this program uses */
     if (lower.rlim_max == RLIM_INFINITY || lower.rlim_max >= lower.rlim_cur) {
         CHECK(setrlimit(RLIMIT_DATA, &lower) == 0);
-        int64_t want = least_limit() / 2;
-        CHECK_MSG(tfpi_default_max_memory() <= want && tfpi_default_max_memory() > want / 2,
-                  "RLIMIT_DATA 3 GiB: budget %lld, want at most %lld", (long long)tfpi_default_max_memory(),
-                  (long long)want);
+        least = least_limit();
+        int64_t want = (cgroup < least ? cgroup : least) / 2; /* exactly half: 1.5 GiB unless RAM or a limit is lower */
+        CHECK_MSG(tfpi_default_max_memory() == want, "RLIMIT_DATA 3 GiB: budget %lld, want %lld",
+                  (long long)tfpi_default_max_memory(), (long long)want);
         CHECK(setrlimit(RLIMIT_DATA, &saved) == 0);
     }
     const struct {
