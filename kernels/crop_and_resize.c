@@ -70,7 +70,8 @@ static tfpi_code crop_run(tp_op_ctx *ctx)
             for (int64_t x = 0; x < cw; x++) {
                 float in_x = source(box[1], box[3], x, cw, w);
                 float *px = &o[((n * ch + y) * cw + x) * depth];
-                bool outside = in_y < 0 || in_y > (float)(h - 1) || in_x < 0 || in_x > (float)(w - 1);
+                /* written so that a NaN coordinate (a NaN box) is outside, never an index */
+                bool outside = !(in_y >= 0 && in_y <= (float)(h - 1) && in_x >= 0 && in_x <= (float)(w - 1));
                 for (int64_t c = 0; c < depth; c++) {
                     if (outside) {
                         px[c] = extrapolation;

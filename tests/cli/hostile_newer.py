@@ -92,6 +92,13 @@ def memory_safety_cases(c):
             [node("y", "Identity", ["loop/exit"], T=INT32)],
             "node 'loop/fill' \\(Fill\\): output 0: the elements of string \\[100000\\] hold 1638400000 bytes.*"
             + BUDGET)
+    # a NaN box coordinate was cast to a pixel index (UB): it is outside the image, as an out-of-range one
+    c.output("crop_and_resize_nan_box", [const("x", np.ones((1, 2, 2, 1), np.float32)),
+                                         const("b", f32([[np.nan, 0, 1, 1], [0, 0, 1, 1]])), const("i", i32([0, 0])),
+                                         const("s", i32([1, 1])),
+                                         node("y", "CropAndResize", ["x", "b", "i", "s"], T=FLOAT,
+                                              extrapolation_value=-7.0)],
+             r"y: float \[2,1,1,1\] -7 1$")
 
 
 def scale_cases(c):
