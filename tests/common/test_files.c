@@ -1,8 +1,10 @@
 /* test_files.c - whole-file reads for tests (see test_files.h). */
 #include "test_files.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -25,4 +27,22 @@ uint8_t *read_test_file(const char *path, size_t *size)
     if (data)
         *size = (size_t)length;
     return data;
+}
+
+int reference_stems(const char *set_dir, char stems[][64], int max)
+{
+    DIR *dir = opendir(testdata_path(set_dir));
+    int n = 0;
+    CHECK_MSG(dir != NULL, "cannot list %s", testdata_path(set_dir));
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        const char *suffix = strstr(e->d_name, ".tf_logits.f32");
+        if (suffix && n < max && suffix - e->d_name < 64) {
+            memcpy(stems[n], e->d_name, (size_t)(suffix - e->d_name));
+            stems[n++][suffix - e->d_name] = '\0';
+        }
+    }
+    if (dir)
+        closedir(dir);
+    qsort(stems, (size_t)n, sizeof stems[0], (int (*)(const void *, const void *))strcmp);
+    return n;
 }

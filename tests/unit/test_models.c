@@ -3,13 +3,13 @@
  * MobileNet v1 0.25 on 21 real photos from the .f32 inputs (executor) and
  * from the image files (image path too), grace_hopper top-5 for the frozen
  * and quantized graphs, the retrained plates graph, and MNIST. */
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "test_util.h"
 
 #define PLATES_DIR "tf_reference/mobilenet_v1_0.25_128_plates"
@@ -34,25 +34,6 @@ static tfpi_session *new_session(tfpi_graph *graph, int threads)
     tfpi_session *s = graph ? tfpi_session_new(graph, &options, &status) : NULL;
     CHECK_MSG(!graph || s, "session: %s", graph ? status.message : "");
     return s;
-}
-
-/* Stems of the plates reference set, sorted; returns the count. */
-static int plate_stems(char stems[][64], int max)
-{
-    DIR *dir = opendir(testdata_path(PLATES_DIR));
-    int n = 0;
-    CHECK_MSG(dir != NULL, "cannot list %s", testdata_path(PLATES_DIR));
-    for (struct dirent *e; dir && (e = readdir(dir));) {
-        const char *suffix = strstr(e->d_name, ".tf_logits.f32");
-        if (suffix && n < max && suffix - e->d_name < 64) {
-            memcpy(stems[n], e->d_name, (size_t)(suffix - e->d_name));
-            stems[n++][suffix - e->d_name] = '\0';
-        }
-    }
-    if (dir)
-        closedir(dir);
-    qsort(stems, (size_t)n, sizeof stems[0], (int (*)(const void *, const void *))strcmp);
-    return n;
 }
 
 static void check_logits(const char *what, const float *got, const float *want, diff_stats *worst)
@@ -88,7 +69,7 @@ static float *image_input(const char *path, int size)
 static void run_plates(bool from_image)
 {
     static char stems[64][64];
-    int n = plate_stems(stems, 64);
+    int n = reference_stems(PLATES_DIR, stems, 64);
     CHECK_EQ_INT(n, 21);
     tfpi_graph *graph = load_graph_or_fail(testdata_path("mobilenet_v1_0.25_128/frozen_graph.pb"));
     tfpi_session *session = new_session(graph, num_threads());

@@ -11,12 +11,12 @@
  * The figures printed are the README's. Runs where the session gets fp16
  * (an aarch64 build on a CPU with fp16 arithmetic: under qemu's -cpu max it
  * must); elsewhere it says so and checks only that fp16 falls back. */
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "test_util.h"
 
 #define PLATES_DIR "tf_reference/mobilenet_v1_0.25_128_plates"
@@ -45,25 +45,6 @@ static bool fp16_available(void)
     tfpi_session_free(s);
     tfpi_graph_free(graph);
     return fp16;
-}
-
-/* Stems of the plates reference set, sorted; returns the count. */
-static int plate_stems(char stems[][64], int max)
-{
-    DIR *dir = opendir(testdata_path(PLATES_DIR));
-    int n = 0;
-    CHECK_MSG(dir != NULL, "cannot list %s", testdata_path(PLATES_DIR));
-    for (struct dirent *e; dir && (e = readdir(dir));) {
-        const char *suffix = strstr(e->d_name, ".tf_logits.f32");
-        if (suffix && n < max && suffix - e->d_name < 64) {
-            memcpy(stems[n], e->d_name, (size_t)(suffix - e->d_name));
-            stems[n++][suffix - e->d_name] = '\0';
-        }
-    }
-    if (dir)
-        closedir(dir);
-    qsort(stems, (size_t)n, sizeof stems[0], (int (*)(const void *, const void *))strcmp);
-    return n;
 }
 
 /* The worst differences seen by a test, printed at its end. */
@@ -138,7 +119,7 @@ static void compare_mobilenet(tfpi_session *fp32, tfpi_session *fp16, const floa
 static void test_plates_fp16(void)
 {
     static char stems[64][64];
-    const int n = plate_stems(stems, 64);
+    const int n = reference_stems(PLATES_DIR, stems, 64);
     CHECK_EQ_INT(n, 21);
     tfpi_graph *graph = load_graph_or_fail(testdata_path("mobilenet_v1_0.25_128/frozen_graph.pb"));
     tfpi_session *fp32 = new_session(graph, "fp32"), *fp16 = new_session(graph, "fp16");
@@ -194,7 +175,7 @@ static void test_plates_retrained_fp16(void)
     tfpi_graph *graph = load_graph_or_fail(testdata_path("plates_retrained_0.25_128/retrained_graph.pb"));
     tfpi_session *fp32 = new_session(graph, "fp32"), *fp16 = new_session(graph, "fp16");
     static char stems[64][64];
-    const int n = plate_stems(stems, 64);
+    const int n = reference_stems(PLATES_DIR, stems, 64);
     double probs = 0;
     const char *fetch = "final_result";
     for (int i = 0; fp32 && fp16 && i < n; i++) {
