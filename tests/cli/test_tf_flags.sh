@@ -141,6 +141,9 @@ cli_result "run_graph prints a quint8 output" "$(grep -qx 'codes: quint8 \[4\] 0
 # ---- --help shows defaults; --num_threads means the same everywhere --------------------
 expect_output "benchmark_model --help shows defaults" "--num_runs .*\(default: 50\)" benchmark_model --help
 expect_output "label_image --help shows defaults" "--input_width .*\(default: 224\)" label_image --help
+cli_result "label_image --help: one default per flag, fp32 for --precision" \
+    "$(! grep -q '(default: .*(default: ' "$CLI_TMP/out" && grep -q -- '--precision .*(default: fp32)$' "$CLI_TMP/out" &&
+        echo yes)" "$(grep -- '--cpu\|--precision' "$CLI_TMP/out")"
 expect_output "--num_threads=-1 means one per core in label_image too" "\(458\)" label_image --num_threads=-1
 MODEL="--graph=$M/frozen_graph.pb --labels=$M/labels.txt --image=$TD/images/grace_hopper.jpg"
 for command in "label_image $MODEL" "detect $MODEL" "camera --graph=$M/frozen_graph.pb" \

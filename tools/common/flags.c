@@ -33,7 +33,11 @@ static void print_usage(const char *program, const tool_flag *flags, int n, cons
     printf("usage: %s %s\nflags:\n", program, usage);
     for (int i = 0; i < n; i++) {
         char value[64];
-        printf("  --%-28s %s (default: %s)\n", flags[i].name, flags[i].help, value_text(&flags[i], value, sizeof value));
+        if (strstr(flags[i].help, "(default: ")) /* the help says it better than the stored value (--cpu) */
+            printf("  --%-28s %s\n", flags[i].name, flags[i].help);
+        else
+            printf("  --%-28s %s (default: %s)\n", flags[i].name, flags[i].help,
+                   value_text(&flags[i], value, sizeof value));
     }
 }
 

@@ -27,7 +27,8 @@ typedef struct limit_flags {
          "largest image the decoders accept, in pixels (0 = the default, 8192x4096)"},                       \
         {"cpu", FLAG_STRING, &(l).cpu, "ARM kernels to run: a53, a72, a76 or generic (default: detected)"},    \
         {"precision", FLAG_STRING, &(l).precision,                                                           \
-         "fp32, or fp16: half-precision convolutions and matrix products where the CPU has them (a Pi 5)"}
+         "fp32, or fp16: half-precision convolutions and matrix products where the CPU has them (a Pi 5) "   \
+         "(default: fp32)"}
 
 /* Applies the image limit and returns session options with the budget,
  * CPU and precision. */
