@@ -11,15 +11,18 @@ export BIN QEMU
 passed=0
 failed=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+times=$(mktemp)
+trap 'rm -f "$log" "$times"' EXIT
 
 # run_one NAME COMMAND... : runs a test program, folds its summary into the totals.
 run_one() {
     name=$1
     shift
     echo "== $name"
+    start=$(date +%s)
     "$@" >"$log" 2>&1
     rc=$?
+    echo "$(($(date +%s) - start)) $name" >>"$times"
     cat "$log"
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     if [ -z "$line" ]; then
@@ -53,6 +56,8 @@ for s in tests/cli/test_*.sh; do
     run_one "$(basename "$s" .sh)" sh "$s"
 done
 
+echo "== slowest (seconds)"
+sort -rn "$times" | head -n 8
 echo "== all tests (${TARGET:-linux})"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
