@@ -229,8 +229,10 @@ void tfpi_session_free(tfpi_session *session);
 const char *tfpi_session_precision(const tfpi_session *session);
 
 /* Graphs with while loops: a loop that runs more than `limit` iterations
- * fails the run with an error naming its frame. limit <= 0 restores the
- * default, TFPI_DEFAULT_MAX_LOOP_ITERATIONS. */
+ * fails the run with an error naming its frame, and so do loops whose
+ * iterations in one run (after each loop's first) add up past `limit`
+ * (nested loops). limit <= 0 restores the default,
+ * TFPI_DEFAULT_MAX_LOOP_ITERATIONS. */
 #define TFPI_DEFAULT_MAX_LOOP_ITERATIONS 1000000
 void tfpi_session_set_max_loop_iterations(tfpi_session *session, int64_t limit);
 

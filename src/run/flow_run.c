@@ -59,6 +59,7 @@ typedef struct run_state {
     int dead_cause;     /* what emit is delivering: the Switch behind its dead values */
     tp_value *outs_buf[64];
     tp_resource *resources;
+    int64_t iterations; /* made in this run after each loop's first, all frames together */
     tfpi_status *status;
 } run_state;
 
@@ -190,6 +191,15 @@ static tfpi_code new_iteration(run_state *r, frame_inst *f, iteration **out)
         return tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
                                "while loop frame '%s' did not finish after %lld iterations (the limit "
                                "tfpi_session_set_max_loop_iterations sets)",
+                               frame->name, (long long)plan->max_iterations);
+    /* Nested loops: each level under the limit could still multiply to
+     * limit^depth iterations, so the run's total of iterations after the
+     * first of each loop has the same limit. */
+    if (f->next_number > 0 && ++r->iterations > plan->max_iterations)
+        return tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
+                               "while loop frame '%s': the loops of this run took more than %lld iterations "
+                               "together (the limit tfpi_session_set_max_loop_iterations sets, for each loop "
+                               "and for all of them)",
                                frame->name, (long long)plan->max_iterations);
     if (f->num_iters == f->cap_iters) {
         int cap = f->cap_iters ? 2 * f->cap_iters : 4;

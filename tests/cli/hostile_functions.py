@@ -103,6 +103,18 @@ def function_cases(c):
                      Node("j", "AddV2", ["i", "one:output:0"], {"T": I32})], {"j": "j:z:0"})
     c.add("while_never_ends", while_graph("forever", "step", [forever, step]),
           "error:while loop frame 'y' did not finish after 1000 iterations", extra=["--max_loop_iterations=1000"])
+    # nested loops each under the limit multiplied past it (1000 per loop: 50 inner x endless outer)
+    fifty = Function("below50", [Arg("i", I32)], [Arg("go", BOOL)],
+                     [Node("n", "Const", [], {"dtype": I32, "value": np.array(50, np.int32)}),
+                      Node("lt", "Less", ["i", "n:output:0"], {"T": I32})], {"go": "lt:z:0"})
+    inner = Function("inner", [Arg("i", I32)], [Arg("j", I32)],
+                     [Node("zero", "Const", [], {"dtype": I32, "value": np.array(0, np.int32)}),
+                      Node("w", "While", ["zero:output:0"], {"T": [I32], "cond": Func("below50"),
+                                                             "body": Func("step")})],
+                     {"j": "w:output:0"})
+    c.add("while_nested_multiplies", while_graph("forever", "inner", [forever, step, fifty, inner]),
+          "error:the loops of this run took more than 1000 iterations together",
+          extra=["--max_loop_iterations=1000"])
     c.error("while_missing_body", while_graph("forever", "nope", [forever, step]),
             r"node 'y' \(While\): its body 'nope' is not in the graph's function library")
     two = Function("two", [Arg("i", I32)], [Arg("a", I32), Arg("b", I32)], [], {"a": "i", "b": "i"})
