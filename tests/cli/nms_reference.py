@@ -9,6 +9,7 @@ with every selected box in float32, as the op is defined.
 
 writes OUT_DIR/<case>.pb (output `y:0` indices, `y:1` scores) and
 OUT_DIR/<case>.indices.npy / .scores.npy, and prints the case names."""
+import heapq
 import os
 import sys
 
@@ -20,33 +21,40 @@ from graphdef import DType, Node, encode_graph  # noqa: E402
 F32 = np.float32
 
 
-def iou(a, b):
-    # corners normalised as the kernel does (fminf / fmaxf: a NaN corner gives way to the other)
-    ay0, ay1, ax0, ax1 = np.fmin(a[0], a[2]), np.fmax(a[0], a[2]), np.fmin(a[1], a[3]), np.fmax(a[1], a[3])
-    by0, by1, bx0, bx1 = np.fmin(b[0], b[2]), np.fmax(b[0], b[2]), np.fmin(b[1], b[3]), np.fmax(b[1], b[3])
+def iou_matrix(boxes):
+    """Every pair's IoU in float32, each step as the kernel takes it: corners
+    normalised with fminf / fmaxf (a NaN corner gives way to the other), 0
+    where either box has no area."""
+    y0, y1 = np.fmin(boxes[:, 0], boxes[:, 2]), np.fmax(boxes[:, 0], boxes[:, 2])
+    x0, x1 = np.fmin(boxes[:, 1], boxes[:, 3]), np.fmax(boxes[:, 1], boxes[:, 3])
     with np.errstate(all="ignore"):
-        area_a, area_b = F32((ay1 - ay0) * (ax1 - ax0)), F32((by1 - by0) * (bx1 - bx0))
-        if area_a <= 0 or area_b <= 0:
-            return F32(0)
-        ih = np.fmax(F32(np.fmin(ay1, by1) - np.fmax(ay0, by0)), F32(0))
-        iw = np.fmax(F32(np.fmin(ax1, bx1) - np.fmax(ax0, bx0)), F32(0))
-        inter = F32(ih * iw)
-        return F32(inter / F32(F32(area_a + area_b) - inter))
+        area = ((y1 - y0) * (x1 - x0)).astype(F32)
+        ih = np.fmax(np.fmin(y1[:, None], y1[None, :]) - np.fmax(y0[:, None], y0[None, :]), F32(0))
+        iw = np.fmax(np.fmin(x1[:, None], x1[None, :]) - np.fmax(x0[:, None], x0[None, :]), F32(0))
+        inter = (ih * iw).astype(F32)
+        union = (area[:, None] + area[None, :]).astype(F32) - inter
+        overlap = (inter / union).astype(F32)
+        empty = (area[:, None] <= 0) | (area[None, :] <= 0)
+    return np.where(empty, F32(0), overlap).astype(F32)
 
 
 def nms(boxes, scores, max_out, iou_threshold, score_threshold, sigma):
     """Greedy NMS; soft (sigma > 0): the best candidate is decayed by every
     box selected since it was last looked at, newest first; unchanged means
-    selected, else back in the queue while above the threshold."""
-    queue = [(F32(s), i, 0) for i, s in enumerate(scores) if s > score_threshold]
+    selected, else back in the queue while above the threshold. The queue
+    is a heap on (-score, index): the best score first, ties to the lower
+    index."""
+    overlap = iou_matrix(boxes)
+    queue = [(-F32(s), i, 0) for i, s in enumerate(scores) if s > score_threshold]
+    heapq.heapify(queue)
     selected, kept = [], []
     scale = F32(-0.5) / F32(sigma) if sigma > 0 else None
     while queue and len(selected) < max_out:
-        best = min(range(len(queue)), key=lambda k: (-queue[k][0], queue[k][1]))
-        score, index, compared = queue.pop(best)
+        score, index, compared = heapq.heappop(queue)
+        score = -score
         if scale is None:
-            if all(not (iou(boxes[index], boxes[j]) > iou_threshold) and
-                   not np.isnan(iou(boxes[index], boxes[j])) for j in selected):
+            row = overlap[index, selected]
+            if not np.any((row > iou_threshold) | np.isnan(row)):
                 selected.append(index)
                 kept.append(score)
             continue
@@ -54,14 +62,14 @@ def nms(boxes, scores, max_out, iou_threshold, score_threshold, sigma):
         for j in range(len(selected) - 1, compared - 1, -1):
             if not score > score_threshold:
                 break
-            o = iou(boxes[index], boxes[selected[j]])
+            o = overlap[index, selected[j]]
             with np.errstate(all="ignore"):
                 score = F32(score * F32(np.exp(F32(scale * o * o), dtype=F32)))
         if score == original:
             selected.append(index)
             kept.append(score)
         elif score > score_threshold:
-            queue.append((score, index, len(selected)))
+            heapq.heappush(queue, (-score, index, len(selected)))
     return np.array(selected, np.int32), np.array(kept, F32)
 
 
