@@ -18,6 +18,7 @@
 #include "compute/gemm_kernel.h"
 #include "compute/gemm_weights.h"
 #include "graph_builder.h"
+#include "tap_source.h"
 #include "compute/matmul_ref.h"
 #include "compute/simd.h"
 
@@ -142,40 +143,20 @@ static void test_gemm_threads(void)
     tp_threadpool_free(pool);
 }
 
-/* Rows made of taps: (row, tap) reads row (3 * row + tap) mod SOURCE_ROWS of
- * a source matrix, the way a convolution reads shifted input pixels. */
-#define SOURCE_ROWS 11
-typedef struct tap_source {
-    const float *data;
-    int64_t depth;
-} tap_source;
-
-static void tap_rows(const void *arg, int64_t row, int rows, int64_t tap, int taps, const float **ptrs)
-{
-    const tap_source *s = arg;
-    for (int t = 0; t < taps; t++)
-        for (int r = 0; r < rows; r++)
-            ptrs[t * TP_GEMM_MR + r] = s->data + ((3 * (row + r) + tap + t) % SOURCE_ROWS) * s->depth;
-}
-
 static void check_taps(int64_t m, int64_t n, int64_t taps, int64_t depth, bool in_panels, tp_threadpool *pool)
 {
-    float *source = random_floats(SOURCE_ROWS * depth), *b = random_floats(taps * depth * n);
-    float *a = malloc(sizeof(float) * (size_t)(m * taps * depth + 1));
+    float *source = random_floats(TAP_SOURCE_ROWS * depth), *b = random_floats(taps * depth * n);
+    tap_source s = {source, depth};
+    float *a = tap_source_matrix(&s, m, taps);
     float *c = malloc(sizeof(float) * (size_t)(m * n + 1)), *want = malloc(sizeof(float) * (size_t)(m * n + 1));
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t t = 0; t < taps; t++)
-            memcpy(a + (i * taps + t) * depth, source + ((3 * i + t) % SOURCE_ROWS) * depth,
-                   sizeof(float) * (size_t)depth);
     tp_matmul_params params = {m, n, taps * depth, false, false};
     tp_matmul_rows_ref(&params, a, b, want, 0, m);
-    tap_source s = {source, depth};
     const int64_t k = taps * depth;
     float *panels = calloc((size_t)tp_gemm_panel_floats(k, n) + 1, sizeof(float)); /* B as the GEMM packs it */
     for (int64_t row = 0; row < k; row++)
         for (int64_t col = 0; col < n; col++)
             panels[(col / TP_GEMM_NR * k + row) * TP_GEMM_NR + col % TP_GEMM_NR] = b[row * n + col];
-    tp_gemm g = {m,    n, taps, depth, tap_rows, &s, in_panels ? panels : b, n, c, n, tp_gemm_no_epilogue(),
+    tp_gemm g = {m,    n, taps, depth, tap_source_rows, &s, in_panels ? panels : b, n, c, n, tp_gemm_no_epilogue(),
                  in_panels, NULL};
     tp_gemm_run(&g, pool);
     char what[96];

@@ -26,6 +26,7 @@
 #include "compute/matmul_ref.h"
 #include "core/cpu.h"
 #include "graph_builder.h"
+#include "tap_source.h"
 
 static void test_precision_names(void)
 {
@@ -90,22 +91,6 @@ static float *values(int64_t n, bool integers)
     return x;
 }
 
-/* Rows made of taps: (row, tap) reads row (3 * row + tap) mod SOURCE_ROWS of
- * a source matrix, as a convolution reads shifted input pixels. */
-#define SOURCE_ROWS 11
-typedef struct tap_source {
-    const float *data;
-    int64_t depth;
-} tap_source;
-
-static void tap_rows(const void *arg, int64_t row, int rows, int64_t tap, int taps, const float **ptrs)
-{
-    const tap_source *s = arg;
-    for (int t = 0; t < taps; t++)
-        for (int r = 0; r < rows; r++)
-            ptrs[t * TP_GEMM_MR + r] = s->data + ((3 * (row + r) + tap + t) % SOURCE_ROWS) * s->depth;
-}
-
 typedef struct product {
     int64_t m, n, taps, depth, ldc;
     bool integers, epilogue;
@@ -117,22 +102,18 @@ typedef struct product {
 static void check_product(product q)
 {
     const int64_t k = q.taps * q.depth;
-    float *source = values(SOURCE_ROWS * q.depth, q.integers), *b = values(k * q.n, q.integers);
-    float *a = malloc(sizeof(float) * (size_t)(q.m * k + 1)), *c = malloc(sizeof(float) * (size_t)(q.m * q.ldc + 1));
+    float *source = values(TAP_SOURCE_ROWS * q.depth, q.integers), *b = values(k * q.n, q.integers);
+    tap_source s = {source, q.depth};
+    float *a = tap_source_matrix(&s, q.m, q.taps), *c = malloc(sizeof(float) * (size_t)(q.m * q.ldc + 1));
     float *want = malloc(sizeof(float) * (size_t)(q.m * q.n + 1));
     float *scale = values(q.n, true), *bias = values(q.n, true);
     uint16_t *panels = malloc(sizeof(uint16_t) * (size_t)(tp_gemm_fp16_panel_halves(k, q.n) + 1));
-    for (int64_t i = 0; i < q.m; i++)
-        for (int64_t t = 0; t < q.taps; t++)
-            memcpy(a + (i * q.taps + t) * q.depth, source + ((3 * i + t) % SOURCE_ROWS) * q.depth,
-                   sizeof(float) * (size_t)q.depth);
     for (int64_t i = 0; i < q.m * q.ldc; i++)
         c[i] = 12345.0f;
     tp_matmul_params params = {q.m, q.n, k, false, false};
     tp_matmul_rows_ref(&params, a, b, want, 0, q.m);
     tp_gemm_fp16_pack_panels_into(b, k, q.n, q.n, panels);
-    tap_source s = {source, q.depth};
-    tp_gemm g = {q.m, q.n, q.taps, q.depth, tap_rows, &s, NULL, 0, c, q.ldc, tp_gemm_no_epilogue(), false, panels};
+    tp_gemm g = {q.m, q.n, q.taps, q.depth, tap_source_rows, &s, NULL, 0, c, q.ldc, tp_gemm_no_epilogue(), false, panels};
     if (q.epilogue)
         g.epilogue = (tp_gemm_epilogue){scale, bias, -20.0f, 30.0f};
     tp_threadpool *pool = tp_threadpool_new(q.threads);
