@@ -197,14 +197,27 @@ enum { SIZE_UNKNOWN = 0, SIZE_IN_PROGRESS = -1 };
 
 static int64_t function_size(const tp_function_library *lib, const char *name, int64_t *memo, int depth);
 
-/* At least how many nodes def becomes: itself, or what its callees become. */
+/* The function a call node calls: attribute f of a PartitionedCall, or
+ * the op itself when it names a function; NULL for other nodes. */
+static const char *callee(const tp_function_library *lib, const Tfpi__NodeDef *def)
+{
+    if (is_call_op(def->op)) {
+        const Tfpi__AttrValue *f = tp_attr(def, "f");
+        return f && f->value_case == TFPI__ATTR_VALUE__VALUE_FUNC ? f->func->name : NULL;
+    }
+    return lib->lib && tp_function_find(lib, def->op) ? def->op : NULL;
+}
+
+/* At least how many nodes def becomes: itself; or for a call, what the
+ * callee becomes plus the node keeping the call's name; or for a While,
+ * If or Case, that node plus what each of its functions becomes. */
 static int64_t node_size(const tp_function_library *lib, const Tfpi__NodeDef *def, int64_t *memo, int depth)
 {
-    int64_t size = 0;
-    const Tfpi__AttrValue *f = tp_attr(def, "f");
+    int64_t size = 1;
+    const char *f = callee(lib, def);
+    if (f)
+        return size + function_size(lib, f, memo, depth + 1);
     static const char *const keys[] = {"cond", "body", "then_branch", "else_branch"};
-    if (f && f->value_case == TFPI__ATTR_VALUE__VALUE_FUNC)
-        size += function_size(lib, f->func->name, memo, depth + 1);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const Tfpi__AttrValue *a = tp_attr(def, keys[k]);
         if (a && a->value_case == TFPI__ATTR_VALUE__VALUE_FUNC)
@@ -214,12 +227,12 @@ static int64_t node_size(const tp_function_library *lib, const Tfpi__NodeDef *de
     for (size_t b = 0; branches && branches->value_case == TFPI__ATTR_VALUE__VALUE_LIST && b < branches->list->n_func;
          b++)
         size += function_size(lib, branches->list->func[b]->name, memo, depth + 1);
-    size += function_size(lib, def->op, memo, depth + 1);
-    return size > 0 ? size : 1;
+    return size;
 }
 
-/* At least how many nodes an inlined call of function `name` makes (0 for
- * what is not a function, or calls itself: the inliner reports that). */
+/* At least how many nodes an inlined call of function `name` makes: its
+ * body's and the output control node (0 for what is not a function, or
+ * calls itself: the inliner reports that). */
 static int64_t function_size(const tp_function_library *lib, const char *name, int64_t *memo, int depth)
 {
     int index = lib->lib ? tp_name_map_find(&lib->functions, name, strlen(name)) : -1;
@@ -276,6 +289,7 @@ static void expander_free(tp_expander *x)
     tp_strings_free(&x->rename_from);
     tp_strings_free(&x->rename_to);
     tp_name_map_free(&x->renames);
+    free(x->references_checked);
 }
 
 static void free_defs(Tfpi__NodeDef **defs, int from, int n)
@@ -306,6 +320,8 @@ tfpi_graph *tp_graph_build_functions(Tfpi__NodeDef **defs, int n, int producer, 
     }
     if (code == TFPI_OK)
         code = check_size(&x, defs, n);
+    if (code == TFPI_OK && !(x.references_checked = calloc(x.lib.lib ? x.lib.lib->n_function + 1 : 1, 1)))
+        code = tp_expand_out_of_memory(&x);
     if (code == TFPI_OK && !tp_name_map_init(&x.renames, 64))
         code = tp_expand_out_of_memory(&x);
     int done = 0;

@@ -37,6 +37,7 @@ typedef struct tp_expander {
     tp_name_map renames; /* rename_from[i] -> i */
     const char *stack[TP_MAX_CALL_DEPTH + 1]; /* functions being instantiated */
     int depth;
+    bool *references_checked; /* per library function: its body's references were checked */
     const char *source;
     tfpi_status *status;
 } tp_expander;

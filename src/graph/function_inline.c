@@ -423,6 +423,30 @@ static tfpi_code bind_results(instance *in)
     return code;
 }
 
+/* Translates every reference of the body and of its ret map once, when a
+ * function is first instantiated and before any of its nodes is copied: a
+ * bad reference deep in a tree of calls is then reported on the way down,
+ * not after the calls before it are expanded (up to the node limit). */
+static tfpi_code check_references(instance *in)
+{
+    int index = tp_name_map_find(&in->x->lib.functions, in->call->function, strlen(in->call->function));
+    if (index < 0 || in->x->references_checked[index])
+        return TFPI_OK;
+    tp_strings scratch = {0};
+    tfpi_code code = TFPI_OK;
+    for (size_t i = 0; i < in->f->n_node_def && code == TFPI_OK; i++) {
+        const Tfpi__NodeDef *nd = in->f->node_def[i];
+        for (size_t k = 0; k < nd->n_input && code == TFPI_OK; k++)
+            code = translate(in, nd, nd->input[k], &scratch);
+        tp_strings_free(&scratch);
+    }
+    if (code == TFPI_OK)
+        code = collect_results(in, &scratch);
+    tp_strings_free(&scratch);
+    in->x->references_checked[index] = code == TFPI_OK;
+    return code;
+}
+
 tfpi_code tp_inline_call(tp_expander *x, const tp_call *call)
 {
     instance in = {.x = x, .call = call, .f = tp_function_find(&x->lib, call->function)};
@@ -438,6 +462,8 @@ tfpi_code tp_inline_call(tp_expander *x, const tp_call *call)
     tfpi_code code = check_signature(&in);
     if (code == TFPI_OK)
         code = bind_arguments(&in);
+    if (code == TFPI_OK)
+        code = check_references(&in);
     x->stack[x->depth++] = call->function;
     for (size_t i = 0; i < in.f->n_node_def && code == TFPI_OK; i++)
         code = instantiate_node(&in, in.f->node_def[i]);

@@ -65,6 +65,20 @@ def function_cases(c):
     c.error("calls_nested_70_deep", with_library(calling("d0"), chain), "function calls nest more than 64 deep")
     c.error("calls_multiply_past_the_node_limit", with_library(calling("f_30", op="PartitionedCall"), fan_out(30)),
             "function calls makes more than 262144 nodes")
+    # 2^16 calls whose output-control and name-keeping nodes take the graph past the limit: refused
+    # before any node is copied (the estimate once left them out and copied 262,144 nodes first)
+    c.error("calls_multiply_with_their_glue", with_library(calling("f_16", op="PartitionedCall"), fan_out(16)),
+            "function calls makes more than 262144 nodes$")
+    # a bad reference in the caller's body is found when the caller is entered, before the calls
+    # in its body are expanded (with a wide call below, the bad reference was found after it)
+    outer = Function("outer", [Arg("x", F)], [Arg("y", F)],
+                     [Node("a", "f_12", ["x"]), Node("s", "AddV2", ["a:y:0", "a:y:1"], {"T": F})],
+                     {"y": "s:z:0"})
+    deep = fan_out(12)
+    deep[5] = Function("f_5", [Arg("x", F)], [Arg("y", F)], [Node("id", "Identity", ["ghost"], {"T": F})],
+                       {"y": "id:output:0"})
+    c.error("body_checked_before_its_calls_expand", with_library(calling("outer"), deep + [outer]),
+            r"node 'y/s' \(AddV2\): function 'outer': input 'a:y:1': no such element of the output argument")
     c.error("call_of_a_missing_function", with_library(calling("nope"), [identity_fn()]),
             r"node 'y' \(StatefulPartitionedCall\): function 'nope' is not in the graph's function library")
     c.error("call_tin_mismatch", with_library(calling("ident", tin=(I32,)), [identity_fn()]),
