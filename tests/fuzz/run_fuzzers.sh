@@ -9,7 +9,11 @@
 # committed). fuzz_graphdef also gets tests/fuzz/graphdef.dict. FUZZ_RUNS
 # stops each harness after that many executions instead (one campaign),
 # FUZZ_MAX_LEN caps the input size libFuzzer mutates to, FUZZ_ONLY runs one
-# harness. Crashes are written to gen/fuzz-crashes/; the script exits non-zero
+# harness. Each input's energy is scaled by its run time
+# (-entropic_scale_per_exec_time): a graph that legitimately expands to
+# near the node limit takes seconds under ASan, and mutating those
+# again and again held a campaign to a few hundred executions a second.
+# Crashes are written to gen/fuzz-crashes/; the script exits non-zero
 # if any harness failed.
 set -u
 : "${BIN:?BIN must name the fuzz build's bin directory}"
@@ -83,7 +87,7 @@ for fuzzer in "$BIN"/fuzz/*; do
     fi
     [ -n "$MAX_LEN" ] && limit="$limit -max_len=$MAX_LEN"
     # shellcheck disable=SC2086
-    if ! "$fuzzer" $limit -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+    if ! "$fuzzer" $limit -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -entropic_scale_per_exec_time=1 \
         -artifact_prefix="$CRASHES/$name-" $dict "$CORPUS/$name" 2>"$CORPUS/$name.log"; then
         echo "FAIL $name: see $CORPUS/$name.log and $CRASHES/"
         failed=1
