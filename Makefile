@@ -4,8 +4,10 @@
 #        [STATIC=0|1] [SANITIZE=1] [VALGRIND=1] [TF_OP_FILES=path]
 #   make test      builds and runs the test suite (under qemu-user for ARM)
 #   make fuzz [FUZZ_SECONDS=N] [FUZZ_RUNS=N] [FUZZ_MAX_LEN=N] [FUZZ_ONLY=name]
+#             [FUZZ_JOBS=N]
 #                  builds the libFuzzer harnesses (tests/fuzz/) with clang
-#                  and runs each for N seconds (or N executions)
+#                  and runs each for N seconds (or N executions, split
+#                  over FUZZ_JOBS processes)
 #   make bench     benchmarks the large models (see README)
 #   make install   [PREFIX=/usr/local] [DESTDIR=...]; make uninstall undoes it
 #   make install-strip  the same with the programs stripped
@@ -55,7 +57,9 @@ QEMU := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kind
 endif
 
 # FUZZ=1 (set by `make fuzz`): clang, with libFuzzer, ASan and UBSan
-# instrumentation, in gen/<target>-fuzz/.
+# instrumentation and FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION defined (the
+# function expander's smaller node cap: src/graph/function_expand.h), in
+# gen/<target>-fuzz/.
 ifneq ($(FUZZ),)
 CC := clang
 SANITIZE :=
@@ -88,7 +92,8 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 ifneq ($(FUZZ),)
-CFLAGS += -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CFLAGS += -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+          -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
@@ -294,6 +299,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_MAX_LEN ?=
 FUZZ_ONLY ?=
+FUZZ_JOBS ?= 1
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(wildcard tests/fuzz/*.c))
 fuzzers: $(FUZZERS)
 $(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(TRANSFORM_OBJS) $(LIBTOOLS) $(LIBTFPI)
@@ -305,7 +311,7 @@ fuzz:
 	$(MAKE) all
 	$(MAKE) FUZZ=1 fuzzers
 	BIN=gen/$(target)-fuzz/bin TOOLS=$(BIN) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) \
-	    FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) FUZZ_ONLY=$(FUZZ_ONLY) sh tests/fuzz/run_fuzzers.sh
+	    FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) FUZZ_ONLY=$(FUZZ_ONLY) FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/run_fuzzers.sh
 
 # ---- install ---------------------------------------------------------------
 # packaging/install.sh copies this target's build (or removes it again); the
