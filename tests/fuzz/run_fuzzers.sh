@@ -9,7 +9,9 @@
 # committed). fuzz_graphdef also gets tests/fuzz/graphdef.dict. FUZZ_RUNS
 # stops each harness after that many executions instead (one campaign),
 # FUZZ_MAX_LEN caps the input size libFuzzer mutates to, FUZZ_ONLY runs one
-# harness. Each input's energy is scaled by its run time
+# harness, FUZZ_JOBS=N runs N processes of each harness on its one corpus
+# (each with FUZZ_RUNS/N executions, or the whole time), which share the
+# inputs they find. Each input's energy is scaled by its run time
 # (-entropic_scale_per_exec_time): a graph that legitimately expands to
 # near the node limit takes seconds under ASan, and mutating those
 # again and again held a campaign to a few hundred executions a second.
@@ -22,6 +24,7 @@ SECONDS_EACH=${FUZZ_SECONDS:-60}
 RUNS=${FUZZ_RUNS:-}
 MAX_LEN=${FUZZ_MAX_LEN:-}
 ONLY=${FUZZ_ONLY:-}
+JOBS=${FUZZ_JOBS:-1}
 TD=${TFPI_TESTDATA:-../shared/testdata}
 PY=${TFPI_PYTHON:-/usr/bin/python3}
 CORPUS=gen/fuzz-corpus
@@ -79,19 +82,31 @@ for fuzzer in "$BIN"/fuzz/*; do
     dict=
     [ -f "tests/fuzz/${name#fuzz_}.dict" ] && dict=-dict=tests/fuzz/${name#fuzz_}.dict
     if [ -n "$RUNS" ]; then
-        limit=-runs=$RUNS
-        echo "== $name ($RUNS executions)"
+        limit=-runs=$((RUNS / JOBS))
+        echo "== $name ($RUNS executions, $JOBS process(es))"
     else
         limit=-max_total_time=$SECONDS_EACH
-        echo "== $name ($SECONDS_EACH s)"
+        echo "== $name ($SECONDS_EACH s, $JOBS process(es))"
     fi
     [ -n "$MAX_LEN" ] && limit="$limit -max_len=$MAX_LEN"
+    pids=
+    logs=
+    for job in $(seq 1 "$JOBS"); do
+        log=$CORPUS/$name.log
+        [ "$JOBS" -gt 1 ] && log=$CORPUS/$name.$job.log
+        logs="$logs $log"
+        # shellcheck disable=SC2086
+        "$fuzzer" $limit -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -entropic_scale_per_exec_time=1 \
+            -artifact_prefix="$CRASHES/$name-" $dict "$CORPUS/$name" 2>"$log" &
+        pids="$pids $!"
+    done
+    for pid in $pids; do
+        if ! wait "$pid"; then
+            echo "FAIL $name: see$logs and $CRASHES/"
+            failed=1
+        fi
+    done
     # shellcheck disable=SC2086
-    if ! "$fuzzer" $limit -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 -entropic_scale_per_exec_time=1 \
-        -artifact_prefix="$CRASHES/$name-" $dict "$CORPUS/$name" 2>"$CORPUS/$name.log"; then
-        echo "FAIL $name: see $CORPUS/$name.log and $CRASHES/"
-        failed=1
-    fi
-    grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|^Done' "$CORPUS/$name.log"
+    grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|^Done' $logs
 done
 exit $failed
