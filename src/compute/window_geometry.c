@@ -153,6 +153,16 @@ static bool window_output_size(const window_attrs *a, int64_t in, int64_t window
     return false;
 }
 
+/* Whether the product of the non-zero dims fits in int64. The kernels
+ * multiply batch, height and width before depth, so even an empty tensor's
+ * other dims must not overflow when multiplied. */
+static bool dims_multiply(int64_t d0, int64_t d1, int64_t d2, int64_t d3)
+{
+    const int64_t dims[4] = {d0 ? d0 : 1, d1 ? d1 : 1, d2 ? d2 : 1, d3 ? d3 : 1};
+    int64_t product;
+    return tp_checked_product(dims, 4, &product);
+}
+
 static tfpi_code window_geometry(tp_op_ctx *ctx, const window_attrs *a, const int64_t *in_dims,
                                  int64_t window_h, int64_t window_w, int64_t out_c, tp_window_params *p)
 {
@@ -173,6 +183,14 @@ static tfpi_code window_geometry(tp_op_ctx *ctx, const window_attrs *a, const in
                        (long long)p->in_h, (long long)p->in_w, (long long)window_h, (long long)window_w,
                        (long long)a->stride_h, (long long)a->stride_w, (long long)a->dilation_h,
                        (long long)a->dilation_w, a->padding_name);
+    if (!dims_multiply(p->batch, p->in_h, p->in_w, p->in_c) || !dims_multiply(p->batch, p->out_h, p->out_w, p->out_c) ||
+        !dims_multiply(window_h, window_w, p->in_c, p->out_c))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT,
+                       "the output would be %lldx%lldx%lldx%lld (input %lldx%lldx%lldx%lld, window %lldx%lld, "
+                       "padding %s): its dims multiply past int64",
+                       (long long)p->batch, (long long)p->out_h, (long long)p->out_w, (long long)p->out_c,
+                       (long long)p->batch, (long long)p->in_h, (long long)p->in_w, (long long)p->in_c,
+                       (long long)window_h, (long long)window_w, a->padding_name);
     return TFPI_OK;
 }
 

@@ -201,6 +201,13 @@ def window_cases(c):
                                                   explicit_paddings=[1, 1]), "node 'y'")
     c.error("conv_explicit_paddings_huge", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1], padding="EXPLICIT",
                                                  explicit_paddings=[0, 0, HUGE, HUGE, HUGE, HUGE, 0, 0]), "node 'y'")
+    # fuzz_graphdef: paddings that fit one by one, but the output's dims multiply past int64 (signed overflow
+    # choosing the GEMM's filter layout); with no output channels too, where the output is empty
+    huge_pads = [0, 0, 1 << 48, 1 << 48, HUGE, 0, 0, 0]
+    for what, filt in (("", w), ("_empty", np.zeros((2, 2, 1, 0), np.float32))):
+        c.error(f"conv_explicit_paddings_output{what}_past_int64",
+                one_op("Conv2D", [x, filt], strides=[1, 1, 1, 1], padding="EXPLICIT", explicit_paddings=huge_pads),
+                "node 'y'.*dims multiply past int64")
     c.error("conv_explicit_paddings_negative", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1], padding="EXPLICIT",
                                                      explicit_paddings=[0, 0, -1, -1, 0, 0, 0, 0]), "node 'y'")
     c.error("conv_bad_padding", one_op("Conv2D", [x, w], strides=[1, 1, 1, 1], padding="BOGUS"), "node 'y'")
