@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void sliding_group(const window_job
     enum { W = TP_VEC_WIDTH, MAX_KW = 5 };
     const tp_window_params *p = job->p;
     const int64_t in_c = p->in_c, out_c = p->out_c, row_floats = p->in_w * in_c;
-    const float *const filter = job->filter + c;
+    const float *const filter = op == WINDOW_DEPTHWISE ? job->filter + c : NULL; /* pools have none */
     tp_vec acc[SLIDING_PIXELS][SLIDING_VECS];
 #pragma GCC unroll 8
     for (int i = 0; i < pixels; i++)
