@@ -10,7 +10,8 @@
 #      libpng, zlib, libext2fs (its CRC-32C for checkpoints), the ARM cross
 #      compilers (armhf, arm64, armel) with their libc, qemu-user, file, and
 #      python3-numpy / python3-opencv / python3-pil (TensorFlow Lite scripts
-#      the tests run) / python3-venv (the wheel test).
+#      the tests run) / python3-venv (the wheel test), clang with its
+#      sanitizer and libFuzzer runtimes (CI's sanitizer suite, `make fuzz`).
 #      apt is not touched at all when every package is already installed.
 #   2. Target libraries for cross builds, unpacked into
 #      downloads/sysroot-{armhf,arm64,armel}/ (the SYSROOT of toolchains/*.mk).
@@ -59,6 +60,7 @@ HOST_PKGS=(
     libjpeg62-turbo-dev libpng-dev zlib1g-dev libext2fs-dev
     python3 python3-numpy python3-opencv python3-pil python3-venv
     g++ pkg-config libcamera-dev
+    clang libclang-rt-14-dev
 )
 CROSS_PKGS=(
     gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
