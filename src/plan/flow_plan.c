@@ -173,6 +173,7 @@ static tfpi_code add_consumers(tp_flow_plan *plan, tfpi_status *status)
 typedef struct frame_lookup {
     tp_name_map by_name;  /* a frame's name -> the first frame of that name */
     int *next_same_name;  /* per frame: the next of the same name, or -1 */
+    size_t capacity;      /* frames and next_same_name have room for this many */
 } frame_lookup;
 
 static int find_or_add_frame(tp_flow_plan *plan, frame_lookup *lookup, const char *name, int parent)
@@ -181,14 +182,19 @@ static int find_or_add_frame(tp_flow_plan *plan, frame_lookup *lookup, const cha
     for (int f = head; f >= 0; f = lookup->next_same_name[f])
         if (plan->frames[f].parent == parent)
             return f;
-    size_t count = (size_t)plan->num_frames + 1;
-    tp_flow_frame *frames = realloc(plan->frames, sizeof *frames * count);
-    if (frames)
-        plan->frames = frames;
-    int *next = frames ? realloc(lookup->next_same_name, sizeof *next * count) : NULL;
-    if (!next)
-        return -1;
-    lookup->next_same_name = next;
+    if ((size_t)plan->num_frames == lookup->capacity) { /* doubling: 20,000 nested loops stay linear */
+        size_t count = 2 * lookup->capacity;
+        tp_flow_frame *grown = realloc(plan->frames, sizeof *grown * count);
+        if (grown)
+            plan->frames = grown;
+        int *grown_next = grown ? realloc(lookup->next_same_name, sizeof *grown_next * count) : NULL;
+        if (!grown_next)
+            return -1;
+        lookup->next_same_name = grown_next;
+        lookup->capacity = count;
+    }
+    tp_flow_frame *frames = plan->frames;
+    int *next = lookup->next_same_name;
     int f = plan->num_frames;
     frames[f] = (tp_flow_frame){.name = name, .parent = parent};
     next[f] = -1;
@@ -232,6 +238,7 @@ static tfpi_code frame_of_every_node(tp_flow_plan *plan, frame_lookup *lookup, t
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     plan->frames[0] = (tp_flow_frame){.name = "", .parent = -1};
     lookup->next_same_name[0] = -1;
+    lookup->capacity = 1;
     plan->num_frames = 1;
     for (int k = 0; k < plan->num_needed; k++) {
         int n = plan->order[k];
