@@ -1,8 +1,9 @@
 #!/bin/sh
 # gen_op_registry.sh OP_FILES - writes the C op registry for the kernels listed
 # in OP_FILES (tf_op_files.txt format) to stdout: the table of compiled-in
-# kernel lists, and a catalogue of every op each kernels/*.c file offers, so a
-# missing op's error can name the line to add.
+# kernel lists (indexed by src/kernel/kernel_index.c), and a catalogue of
+# every op each kernels/*.c file offers, so a missing op's error can name the
+# line to add.
 set -e
 op_files=$1
 selected=$(sed -e 's/#.*//' "$op_files" | tr -s ' \t' '\n\n' | grep -v '^$' || true)
@@ -19,7 +20,7 @@ for f in $selected; do
     echo "extern const tp_kernel tp_kernels_$(symbol "$f")[];"
 done
 echo
-echo 'static const tp_kernel *const compiled_kernels[] = {'
+echo 'const tp_kernel *const tp_compiled_kernels[] = {'
 for f in $selected; do echo "    tp_kernels_$(symbol "$f"),"; done
 echo '    NULL,'
 echo '};'
@@ -31,15 +32,6 @@ done
 echo '    {NULL, NULL},'
 echo '};'
 cat <<'EOC'
-
-const tp_kernel *tp_find_kernel(const char *op)
-{
-    for (int t = 0; compiled_kernels[t]; t++)
-        for (const tp_kernel *k = compiled_kernels[t]; k->op; k++)
-            if (strcmp(k->op, op) == 0)
-                return k;
-    return NULL;
-}
 
 const char *tp_kernel_file_for_op(const char *op)
 {

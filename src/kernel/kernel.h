@@ -131,6 +131,9 @@ typedef struct tp_kernel {
 #define TP_KERNELS_END {0, 0, 0, 0, 0, 0, 0}
 
 /* ---- the registry (generated from tf_op_files.txt) ---- */
+/* The compiled-in kernel lists, each ended by TP_KERNELS_END; NULL-ended. */
+extern const tp_kernel *const tp_compiled_kernels[];
+/* The kernel of op, or NULL (kernel_index.c). */
 const tp_kernel *tp_find_kernel(const char *op);
 /* The kernels/ file that implements op, whether compiled in or not; NULL
  * if no file in this tfpi source tree does. */
