@@ -1,0 +1,101 @@
+/* test_tflite_fixed_point.c - TensorFlow Lite's integer arithmetic
+ * (src/compute/tflite_fixed_point.h) against values worked out from its
+ * definitions with exact rational arithmetic (Python's fractions, not this
+ * code): mantissas and shifts of real factors, the doubling high multiply's
+ * ties (toward +infinity), the rounding shift's ties (away from zero),
+ * negative values, large and flushed shifts, the 32-bit wrap of TFLite's
+ * left shift, and the clamps of fused activations. */
+#include <math.h>
+
+#include "check.h"
+#include "compute/tflite_fixed_point.h"
+
+static tp_tfl_multiplier multiplier(double m)
+{
+    tp_tfl_multiplier out;
+    CHECK(tp_tfl_quantize_multiplier(m, &out));
+    return out;
+}
+
+static void test_quantize_multiplier(void)
+{
+    static const struct {
+        double m;
+        int32_t mantissa;
+        int shift;
+    } cases[] = {
+        {0.5, 1073741824, 0},           {1.0, 1073741824, 1},      {0.75, 1610612736, 0},
+        {1.0 - 0x1p-40, 1073741824, 1}, /* the mantissa rounds up to 2^31 */
+        {0x1p-40, 0, 0},                /* shift below -31: flushed to zero */
+        {0x1p-32, 1073741824, -31},     {0.3, 1288490189, -1},     {1.7e-5, 1196268651, -15},
+        {123.456, 2071247978, 7},       {0.0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_tfl_multiplier got = multiplier(cases[i].m);
+        CHECK_MSG(got.mantissa == cases[i].mantissa && got.shift == cases[i].shift,
+                  "%.17g: mantissa %d shift %d, want %d %d", cases[i].m, got.mantissa, got.shift,
+                  cases[i].mantissa, cases[i].shift);
+    }
+    tp_tfl_multiplier bad;
+    CHECK(!tp_tfl_quantize_multiplier(-0.5, &bad));
+    CHECK(!tp_tfl_quantize_multiplier(NAN, &bad));
+    CHECK(!tp_tfl_quantize_multiplier(INFINITY, &bad));
+    CHECK(!tp_tfl_quantize_multiplier(0x1p40, &bad));
+    CHECK(bad.mantissa == 0 && bad.shift == 0);
+}
+
+static void test_multiply(void)
+{
+    static const struct {
+        int32_t x;
+        double m;
+        int32_t want;
+    } cases[] = {
+        {100, 0.5, 50},    {101, 0.5, 51},         {-101, 0.5, -50}, /* high multiply: -50.5 -> -50 */
+        {-100, 0.5, -50},  {-1, 0.5, 0},           {7, 0.75, 5},      {-7, 0.75, -5},
+        {6, 0.25, 2},      {-6, 0.25, -2},          /* rounding shift: -1.5 -> -2 */
+        {-2, 0.25, -1},                             /* -0.5 -> -1 */
+        {INT32_MAX, 0.3, 644245094},                {INT32_MIN, 0.3, -644245095},
+        {12345, 1.7e-5, 0}, {-12345, 1.7e-5, 0},    {1000, 123.456, 123456},
+        {-1000, 123.456, -123456},
+        {1 << 25, 123.456, 0},                      /* 2^25 << 7 wraps to 0, as in TFLite */
+        {3, 0x1p-32, 0},   {INT32_MAX, 0x1p-32, 1}, {INT32_MIN, 1.0 - 0x1p-40, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int32_t got = tp_tfl_multiply(cases[i].x, multiplier(cases[i].m));
+        CHECK_MSG(got == cases[i].want, "%d * %.17g = %d, want %d", cases[i].x, cases[i].m, got, cases[i].want);
+    }
+    CHECK_EQ_INT(tp_tfl_rounding_doubling_high_mul(INT32_MIN, INT32_MIN), INT32_MAX);
+    CHECK_EQ_INT(tp_tfl_rounding_divide_by_pot(INT32_MIN, 31), -1);
+    CHECK_EQ_INT(tp_tfl_rounding_divide_by_pot(-(1 << 30), 31), -1); /* -0.5 away from zero */
+    CHECK_EQ_INT(tp_tfl_rounding_divide_by_pot((1 << 30) - 1, 31), 0);
+}
+
+static void test_activation_range(void)
+{
+    int32_t lo, hi;
+    CHECK(tp_tfl_activation_range(TP_TFL_ACT_RELU6, 0.1f, -128, -128, 127, &lo, &hi));
+    CHECK(lo == -128 && hi == -68);
+    CHECK(tp_tfl_activation_range(TP_TFL_ACT_RELU6, 4.0f, 3, 0, 255, &lo, &hi));
+    CHECK(lo == 3 && hi == 5); /* 6 / 4 = 1.5 -> 2 */
+    CHECK(tp_tfl_activation_range(TP_TFL_ACT_RELU_N1_TO_1, 2.0f, 10, 0, 255, &lo, &hi));
+    CHECK(lo == 9 && hi == 11); /* -0.5 -> -1, 0.5 -> 1 */
+    CHECK(tp_tfl_activation_range(TP_TFL_ACT_RELU, 0.5f, 200, 0, 255, &lo, &hi));
+    CHECK(lo == 200 && hi == 255);
+    CHECK(tp_tfl_activation_range(TP_TFL_ACT_NONE, 0.5f, 200, -128, 127, &lo, &hi));
+    CHECK(lo == -128 && hi == 127);
+    CHECK(tp_tfl_activation_range(TP_TFL_ACT_RELU6, 1e-30f, 0, 0, 255, &lo, &hi)); /* 6/1e-30 saturates */
+    CHECK(lo == 0 && hi == 255);
+    CHECK(!tp_tfl_activation_range(TP_TFL_ACT_TANH, 0.5f, 0, 0, 255, &lo, &hi));
+    float flo, fhi;
+    CHECK(tp_tfl_activation_range_float(TP_TFL_ACT_RELU6, &flo, &fhi) && flo == 0.0f && fhi == 6.0f);
+    CHECK(tp_tfl_activation_range_float(TP_TFL_ACT_NONE, &flo, &fhi) && isinf(flo) && isinf(fhi));
+}
+
+int main(void)
+{
+    RUN(test_quantize_multiplier);
+    RUN(test_multiply);
+    RUN(test_activation_range);
+    return check_summary();
+}
