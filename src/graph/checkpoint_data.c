@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file_open.h"
 #include "core/checked_math.h"
 #include "graph/checkpoint_internal.h"
 #include "graph/crc32c.h"
@@ -46,17 +47,16 @@ static tfpi_code open_shard(tp_checkpoint *ckpt, int shard, const char *key, tfp
         return TFPI_OK;
     char path[4200];
     shard_name(ckpt, shard, path, sizeof path);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    int fd;
+    struct stat st;
+    const tp_open_result opened = tp_open_regular(path, &fd, &st);
+    if (opened == TP_OPEN_FAILED)
         return ckpt_fail(ckpt, status, errno == ENOENT ? TFPI_NOT_FOUND : TFPI_IO_ERROR,
                          "%s %s (%d shard%s; needed for key '%s')", path,
                          errno == ENOENT ? "not found" : strerror(errno), ckpt->num_shards,
                          ckpt->num_shards == 1 ? "" : "s", key);
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
+    if (opened != TP_OPEN_OK)
         return ckpt_fail(ckpt, status, TFPI_IO_ERROR, "%s is not a regular file", path);
-    }
     s->fd = fd;
     s->size = (int64_t)st.st_size;
     return TFPI_OK;

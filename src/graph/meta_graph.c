@@ -4,6 +4,7 @@
  * selects a SavedModel's meta graph by its tag set as TensorFlow's loader
  * does. */
 #include "graph/meta_graph.h"
+#include "core/file_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -249,12 +250,13 @@ static tfpi_code list_meta_graphs(tp_saved_model *sm, tfpi_status *status)
 /* Maps the file at out->path into out->bytes. */
 static tfpi_code map_file(tp_saved_model *out, tfpi_status *status)
 {
-    int fd = open(out->path, O_RDONLY);
+    int fd;
     struct stat st;
     tfpi_code code = TFPI_OK;
-    if (fd < 0)
+    const tp_open_result opened = tp_open_regular(out->path, &fd, &st);
+    if (opened == TP_OPEN_FAILED)
         code = tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", out->path, strerror(errno));
-    else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
+    else if (opened != TP_OPEN_OK || st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
         code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a SavedModel (empty or not a regular file)",
                                out->path);
     if (code == TFPI_OK) {

@@ -79,6 +79,10 @@ expect_error "missing slice" "the data of a slice of partitioned key 'w' is miss
     inspect_checkpoint --file_name="$D/missing_slice" --tensor_name=w
 expect_error "slices that do not cover the tensor" "does not have sufficient slices for partitioned tensor 'w'" \
     inspect_checkpoint --file_name="$D/few_slices" --tensor_name=w
+for c in "negative_shape:or unknown shape" "negative_shard:shard" "negative_offset:offset or size"; do
+    expect_error "entry with a ${c%%:*}" "${c%%:*}.index: entry 1 \(key 'x'\) has a negative ${c#*:}$" \
+        inspect_checkpoint --file_name="$D/${c%%:*}"
+done
 expect_error "variant tensor" "key 'x' holds a variant tensor" \
     inspect_checkpoint --file_name="$D/variant" --tensor_name=x
 expect_error "big-endian bundle" "big_endian.index: a big-endian checkpoint" \
