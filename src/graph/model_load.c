@@ -188,9 +188,15 @@ static tfpi_graph *load_checkpoint_dir(const char *dir, const tfpi_load_options 
 
 static tfpi_graph *load_directory(const char *dir, const tfpi_load_options *o, tfpi_status *status)
 {
-    if (exists(dir, "saved_model.pb", false) || exists(dir, "saved_model.pbtxt", false))
+    const bool saved_model = exists(dir, "saved_model.pb", false) || exists(dir, "saved_model.pbtxt", false);
+    if (saved_model && o->checkpoint && *o->checkpoint)
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                        "%s: a SavedModel takes its variables from its own variables/ directory; a checkpoint "
+                        "(--checkpoint=%s) is for a GraphDef or a .meta file",
+                        dir, o->checkpoint);
+    else if (saved_model)
         return load_saved_model(dir, o, status);
-    if (exists(dir, "saved_model.cpb", false))
+    else if (exists(dir, "saved_model.cpb", false))
         tfpi_status_set(status, TFPI_UNIMPLEMENTED,
                         "%s: a chunked SavedModel (saved_model.cpb, TensorFlow >= 2.13, over 2 GB), which tfpi does "
                         "not read",
