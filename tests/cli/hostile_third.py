@@ -3,7 +3,10 @@ undefined behaviour, the quadratic paths and the wrong acceptances it
 found in graphs. Each case has one thing wrong, or is the worst case of a
 path that must stay fast; the expected answer is TensorFlow's own
 (rejection or output)."""
-from hostile_corpus import INT32, node
+import numpy as np
+
+from hostile_corpus import BOOL, FLOAT, INT32, const, f32, i32, node
+from hostile_functions import Arg, Func, Function, Node, with_library
 from hostile_newer import counted_loop
 
 
@@ -17,5 +20,66 @@ def empty_frame_name_loop():
     return nodes + [node("y", "Identity", ["loop/exit"], T=INT32)]
 
 
+def soft_nms(boxes, scores, sigma):
+    return [const("b", boxes), const("s", scores), const("m", i32(len(scores))), const("i", f32(0.5)),
+            const("t", f32(0)), const("g", f32(sigma)),
+            node("y", "NonMaxSuppressionV5", ["b", "s", "m", "i", "t", "g"], T=FLOAT)]
+
+
+def scale_cases(c):
+    """The worst cases of paths that were quadratic, each well inside the
+    suite's per-case time limit."""
+    rng = np.random.default_rng(27)
+    n = 60000
+    scores = rng.uniform(0, 1, n).astype(np.float32)
+    # Soft NMS over boxes that all lie on one spot (each selection decays every other box),
+    # and over boxes jittered around it (every pair overlaps by a different IoU).
+    same = np.tile(np.float32([0.1, 0.1, 0.9, 0.9]), (n, 1))
+    c.output("soft_nms_60000_one_spot", soft_nms(same, scores, 0.5), r"y: int32 \[[0-9]+\] ")
+    jitter = same + rng.uniform(-0.05, 0.05, (n, 4)).astype(np.float32)
+    c.output("soft_nms_60000_overlapping", soft_nms(jitter, scores, 0.5), r"y: int32 \[[0-9]+\] ")
+    # A 2^29-element bool Fill folded while planning (one memcpy per element took 9-26 s for 2^30;
+    # 2^29 keeps the case inside a 32-bit address space and the corpus budget).
+    c.output("fill_bool_2p29", [const("d", i32([1 << 29])), const("v", np.bool_(True)),
+                                node("f", "Fill", ["d", "v"], T=BOOL), const("axis", i32([0])),
+                                node("y", "All", ["f", "axis"], keep_dims=False, Tidx=INT32)], r"y: bool \[\] 1$")
+
+
+def exact_loop(n):
+    """A loop whose body runs exactly n times: y = n."""
+    return counted_loop("loop", n, lambda i: ([node("loop/body", "Identity", [i], T=INT32)], "loop/body")) + [
+        node("y", "Identity", ["loop/exit"], T=INT32)]
+
+
+def functional_while(n):
+    """A TF2 While over (counter, limit, i) as tf.while_loop writes it: the
+    cond and body are functions with their own Consts and Identities, and
+    the limit is passed through unchanged. y = i after n iterations."""
+    def i32_const(name, v):
+        return Node(name, "Const", [], {"dtype": INT32, "value": np.array(v, np.int32)})
+    args = [Arg("c", INT32), Arg("m", INT32), Arg("i", INT32)]
+    cond = Function("cond", args, [Arg("go", BOOL)], [
+        i32_const("n", n), Node("l1", "Less", ["c", "m"], {"T": INT32}),
+        Node("l2", "Less", ["i", "n:output:0"], {"T": INT32}), Node("a", "LogicalAnd", ["l1:z:0", "l2:z:0"]),
+        Node("id", "Identity", ["a:z:0"], {"T": BOOL})], {"go": "id:output:0"})
+    body = Function("body", args, [Arg("c2", INT32), Arg("m2", INT32), Arg("j", INT32)], [
+        i32_const("one", 1), Node("ca", "AddV2", ["c", "one:output:0"], {"T": INT32}),
+        Node("ja", "AddV2", ["i", "one:output:0"], {"T": INT32}), Node("ic", "Identity", ["ca:z:0"], {"T": INT32}),
+        Node("im", "Identity", ["m"], {"T": INT32}), Node("ij", "Identity", ["ja:z:0"], {"T": INT32})],
+        {"c2": "ic:output:0", "m2": "im:output:0", "j": "ij:output:0"})
+    nodes = [i32_const("c0", 0), i32_const("m0", n + 5), i32_const("i0", 0),
+             Node("w", "While", ["c0", "m0", "i0"], {"T": [INT32] * 3, "cond": Func("cond"), "body": Func("body")}),
+             Node("y", "Identity", ["w:2"], {"T": INT32})]
+    return with_library(nodes, [cond, body])
+
+
 def third_round_cases(c):
     c.output("frame_name_empty", empty_frame_name_loop(), r"y: int32 \[\] 3$")
+    # --max_loop_iterations=N: a loop of exactly N iterations runs; at N - 1 it is stopped.
+    c.output("loop_of_the_limit", exact_loop(1000), r"y: int32 \[\] 1000$", extra=["--max_loop_iterations=1000"])
+    c.error("loop_one_past_the_limit", exact_loop(1000),
+            "while loop frame 'loop' did not finish after 999 iterations", extra=["--max_loop_iterations=999"])
+    # A loop variable passed on unchanged made a chain of values one per iteration, freed by a
+    # recursion as deep: 200,000 iterations overflowed the stack.
+    c.output("while_passthrough_200000", functional_while(200000), r"y: int32 \[\] 200000$")
+    scale_cases(c)
