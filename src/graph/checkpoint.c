@@ -190,6 +190,36 @@ static tfpi_code read_entries(tp_checkpoint *ckpt, const char *index_path, tfpi_
     return TFPI_OK;
 }
 
+static int by_data(const void *x, const void *y)
+{
+    const Tfpi__BundleEntryProto *a = (*(ckpt_entry *const *)x)->proto, *b = (*(ckpt_entry *const *)y)->proto;
+    if (a->shard_id != b->shard_id)
+        return a->shard_id < b->shard_id ? -1 : 1;
+    if (a->offset != b->offset)
+        return a->offset < b->offset ? -1 : 1;
+    if (a->size != b->size)
+        return a->size < b->size ? -1 : 1;
+    return (a->crc32c > b->crc32c) - (a->crc32c < b->crc32c);
+}
+
+/* Points every entry (listed and slice) at its data twin. */
+static tfpi_code find_data_twins(tp_checkpoint *ckpt, const char *index_path, tfpi_status *status)
+{
+    size_t n = (size_t)ckpt->num_entries + (size_t)ckpt->num_slice_entries;
+    ckpt_entry **all = malloc((n + 1) * sizeof *all);
+    if (!all)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", index_path);
+    for (int i = 0; i < ckpt->num_entries; i++)
+        all[i] = &ckpt->entries[i];
+    for (int i = 0; i < ckpt->num_slice_entries; i++)
+        all[ckpt->num_entries + i] = &ckpt->slice_entries[i];
+    qsort(all, n, sizeof *all, by_data);
+    for (size_t i = 0; i < n; i++)
+        all[i]->data_twin = i > 0 && by_data(&all[i - 1], &all[i]) == 0 ? all[i - 1]->data_twin : all[i];
+    free(all);
+    return TFPI_OK;
+}
+
 tp_checkpoint *tp_checkpoint_open(const char *prefix, tfpi_status *status)
 {
     tp_checkpoint *ckpt = calloc(1, sizeof *ckpt);
@@ -212,6 +242,8 @@ tp_checkpoint *tp_checkpoint_open(const char *prefix, tfpi_status *status)
         code = read_header(ckpt, &ckpt->table.entries[0], index_path, status);
     if (code == TFPI_OK)
         code = read_entries(ckpt, index_path, status);
+    if (code == TFPI_OK)
+        code = find_data_twins(ckpt, index_path, status);
     if (code == TFPI_OK && !(ckpt->shards = malloc((size_t)ckpt->num_shards * sizeof *ckpt->shards)))
         code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", index_path);
     for (int i = 0; code == TFPI_OK && i < ckpt->num_shards; i++)
