@@ -5,7 +5,7 @@ path that must stay fast; the expected answer is TensorFlow's own
 (rejection or output)."""
 import numpy as np
 
-from hostile_corpus import BOOL, FLOAT, INT32, const, f32, i32, node
+from hostile_corpus import BOOL, FLOAT, INT32, INT64, STRING, B, Node as GraphNode, Shape, const, f32, i32, node, raw_tensor
 from hostile_functions import Arg, Func, Function, Node, with_library
 from hostile_newer import counted_loop
 
@@ -73,6 +73,66 @@ def functional_while(n):
     return with_library(nodes, [cond, body])
 
 
+def example(features):
+    """A serialized tf.Example: {key: list of floats}."""
+    def entry(key, values):
+        floats = B(1, b"".join(np.float32(v).tobytes() for v in values))  # FloatList { value (packed) }
+        return B(1, B(1, key.encode()) + B(2, B(2, floats)))  # map entry { key, Feature { float_list } }
+    return B(1, b"".join(entry(k, v) for k, v in features.items()))  # Example { features }
+
+
+def parse_example(examples, defaults, **attrs):
+    """ParseExample of one dense float feature "a" of shape [1]."""
+    attrs = {"Nsparse": 0, "Ndense": 1, "sparse_types": [], "Tdense": [FLOAT], "dense_shapes": [Shape([1])],
+             **attrs}
+    return [GraphNode("s", "Const", [], {"dtype": STRING, "value": raw_tensor(7, [len(examples)],
+                                                                              string_vals=examples)}),
+            GraphNode("names", "Const", [], {"dtype": STRING, "value": raw_tensor(7, [0])}),
+            GraphNode("k", "Const", [], {"dtype": STRING, "value": raw_tensor(7, [], string_vals=[b"a"])}),
+            const("d", f32(defaults)), node("y", "ParseExample", ["s", "names", "k", "d"], **attrs)]
+
+
+def parse_example_cases(c):
+    """ParseExample's dense_defaults fill a missing feature; its counts must agree."""
+    examples = [example({"a": [1.5]}), example({"b": [2.0]})]
+    c.output("parse_example_default", parse_example(examples, [7.5]), r"y: float \[2,1\] 1.5 7.5$")
+    c.error("parse_example_missing_required", parse_example(examples, []),
+            "node 'y' \\(ParseExample\\): .*feature 'a'")
+    c.error("parse_example_ndense_mismatch", parse_example(examples, [7.5], Ndense=2),
+            "node 'y' \\(ParseExample\\): attribute Ndense = 2, but Tdense has 1 types")
+    c.error("parse_example_shapes_mismatch", parse_example(examples, [7.5], dense_shapes=[Shape([1]), Shape([2])]),
+            "node 'y' \\(ParseExample\\): dense_shapes has 2 shapes, but Tdense has 1 types")
+
+
+def lookup(keys, values, queries, default):
+    """A hash table filled by its initializer, then looked up: y = table[queries] or default."""
+    return [node("table", "HashTableV2", key_dtype=INT64, value_dtype=FLOAT, shared_name="t", container="",
+                 use_node_name_sharing=False),
+            const("k", np.asarray(keys, np.int64)), const("v", f32(values)),
+            node("init", "InitializeTableV2", ["table", "k", "v"], Tkey=INT64, Tval=FLOAT),
+            const("q", np.asarray(queries, np.int64)), const("d", f32(default)),
+            node("y", "LookupTableFindV2", ["table", "q", "d"], Tin=INT64, Tout=FLOAT)]
+
+
+def table_cases(c):
+    """A missing key gives the default; a key given twice must have one value (TensorFlow's HashTable)."""
+    c.output("table_missing_key_default", lookup([1, 2, 3], [10, 20, 30], [2, 5, 1], -1), r"y: float \[3\] 20 -1 10$")
+    c.output("table_key_twice_same_value", lookup([1, 1, 2], [10, 10, 20], [1, 2], -1), r"y: float \[2\] 10 20$")
+    c.error("table_key_twice", lookup([1, 2, 1], [10, 20, 11], [1], -1),
+            "table 't' is given two different values for key 1")
+
+
+def tensor_list_cases(c):
+    """TensorListFromTensor's input is typed element_dtype, as TensorFlow's op says."""
+    def from_tensor(element_dtype):
+        return [const("t", f32(np.ones((2, 3)))), const("shape", i32([3])),
+                node("l", "TensorListFromTensor", ["t", "shape"], element_dtype=element_dtype, shape_type=INT32),
+                const("i", i32(1)), node("y", "TensorListGetItem", ["l", "i", "shape"], element_dtype=element_dtype)]
+    c.output("tensor_list_from_tensor", from_tensor(FLOAT), r"y: float \[3\] 1 1 1$")
+    c.error("tensor_list_from_tensor_wrong_dtype", from_tensor(INT32),
+            "node 'l' \\(TensorListFromTensor\\): element_dtype is int32, but the tensor is float")
+
+
 def third_round_cases(c):
     c.output("frame_name_empty", empty_frame_name_loop(), r"y: int32 \[\] 3$")
     # --max_loop_iterations=N: a loop of exactly N iterations runs; at N - 1 it is stopped.
@@ -83,3 +143,6 @@ def third_round_cases(c):
     # recursion as deep: 200,000 iterations overflowed the stack.
     c.output("while_passthrough_200000", functional_while(200000), r"y: int32 \[\] 200000$")
     scale_cases(c)
+    parse_example_cases(c)
+    table_cases(c)
+    tensor_list_cases(c)
