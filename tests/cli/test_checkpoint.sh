@@ -67,6 +67,8 @@ expect_error "flipped index block" "bad_index_block.index: block checksum mismat
     inspect_checkpoint --file_name="$D/bad_index_block"
 expect_error "flipped block trailer" "bad_trailer.index: block checksum mismatch" \
     inspect_checkpoint --file_name="$D/bad_trailer"
+expect_error "a block handle one byte too long" "long_handle.index: a block handle points outside the file \(offset [0-9]+\)$" \
+    inspect_checkpoint --file_name="$D/long_handle"
 expect_error "truncated index" "truncated.index: not a TF checkpoint index \(bad magic" \
     inspect_checkpoint --file_name="$D/truncated"
 expect_error "entry past its data file" "key 'x' lies past the end of .*past_end.data-00000-of-00001 \(offset 8 \+ 16 bytes > file size 16\)" \
