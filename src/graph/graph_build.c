@@ -179,9 +179,17 @@ static bool is_ref_op(const char *op)
     return strncmp(op, "Ref", 3) == 0;
 }
 
-/* A Ref op (RefSwitch, RefEnter...) takes references: its data inputs must
- * come from variables or other Ref ops. TensorFlow refuses anything else
- * ("expected float_ref"); frozen graphs have no references at all. */
+/* Whether input k of Ref op `op` is a reference: RefSwitch's predicate
+ * (input 1) is a plain bool, every other data input of a Ref op (RefEnter,
+ * RefMerge, RefSwitch's data) is one. */
+static bool is_ref_input(const char *op, int k)
+{
+    return k == 0 || strcmp(op, "RefSwitch") != 0;
+}
+
+/* A Ref op (RefSwitch, RefEnter...) takes references: its reference inputs
+ * must come from variables or other Ref ops. TensorFlow refuses anything
+ * else ("expected float_ref"); frozen graphs have no references at all. */
 static tfpi_code check_ref_inputs(const tfpi_graph *g, int i, const char *source, tfpi_status *status)
 {
     static const char *const variables[] = {"VariableV2", "Variable", "TemporaryVariable"};
@@ -189,6 +197,8 @@ static tfpi_code check_ref_inputs(const tfpi_graph *g, int i, const char *source
     if (!is_ref_op(node->def->op))
         return TFPI_OK;
     for (int k = 0; k < node->num_inputs; k++) {
+        if (!is_ref_input(node->def->op, k))
+            continue;
         const Tfpi__NodeDef *from = g->nodes[node->inputs[k].node].def;
         bool ref = is_ref_op(from->op);
         for (size_t v = 0; v < sizeof variables / sizeof variables[0]; v++)

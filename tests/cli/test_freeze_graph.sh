@@ -53,6 +53,50 @@ got = opencv_run.run_isolated(g, {'dense_1_input': np.load('$T/xor_in.npy')}, ['
 print('yes' if np.abs(got.reshape(-1) - np.load('$T/xor_want.npy').reshape(-1)).max() < 1e-5 else 'no')" 2>&1)
 cli_result "OpenCV DNN loads the frozen xor graph and matches numpy" "$ok" "$ok"
 
+# ---- TF2 SavedModels: one flat graph (calls inlined, loops lowered), variable reads made constants ----
+$PY tests/cli/tf2_saved_model_refs.py make "$SM" "$T"
+for case in mnist_bn_tf2:.:conv2d_input:22 digit_tflite_tf2:saved_model:dense_input:4 \
+    stock_lstm_tf2:.:lstm_input:14; do
+    # shellcheck disable=SC2046
+    set -- $(echo "$case" | tr : ' ')
+    model=$1 dir=$2 arg=$3 count=$4
+    expect_output "freeze TF2 $model (Converted $count variables)" "Converted $count variables to const ops" \
+        freeze_graph --input_saved_model_dir=$SM/$model/$dir --output_node_names=StatefulPartitionedCall \
+        --output_graph="$T/$model.pb"
+    run_tool run_graph --graph="$T/$model.pb" --input=serving_default_$arg="$T/${model}_in.npy" \
+        --output=StatefulPartitionedCall="$T/${model}_frozen.npy"
+    run_tool run_graph --graph=$SM/$model/$dir --input=$arg="$T/${model}_in.npy" \
+        --output=StatefulPartitionedCall="$T/${model}_direct.npy"
+    same_npy "TF2 $model frozen = the SavedModel run directly, exactly" "$T/${model}_frozen.npy" "$T/${model}_direct.npy"
+    near "TF2 $model frozen against numpy" "$T/${model}_frozen.npy" "$T/${model}_want.npy"
+    ok=$($PY -c "
+import sys; sys.path.insert(0, 'tests/diff'); import graphdef
+ops = {n.op for n in graphdef.decode_graph(open('$T/$model.pb', 'rb').read())}
+bad = ops & {'StatefulPartitionedCall', 'PartitionedCall', 'VarHandleOp', 'ReadVariableOp', 'While', 'If'}
+print('yes' if not bad else 'no: %s' % sorted(bad))")
+    cli_result "TF2 $model frozen: no calls, functional loops or variables left" "$ok" "$ok"
+done
+# Output names as TensorFlow's TF2 freezing gives them (relative to the signature's function).
+expect_output "freeze TF2 by TensorFlow's names inside the functions" "Converted 4 variables" \
+    freeze_graph --input_saved_model_dir=$SM/digit_tflite_tf2/saved_model \
+    --output_node_names=StatefulPartitionedCall/sequential/dense_1/Sigmoid,Identity --output_graph="$T/digit_named.pb"
+run_tool run_graph --graph="$T/digit_named.pb" --input=serving_default_dense_input="$T/digit_tflite_tf2_in.npy" \
+    --output=StatefulPartitionedCall/sequential/dense_1/Sigmoid="$T/digit_named.npy" --output=Identity="$T/digit_id.npy"
+same_npy "... fetched by those names: exactly the SavedModel's outputs" "$T/digit_named.npy" "$T/digit_tflite_tf2_direct.npy"
+same_npy "... and by Identity" "$T/digit_id.npy" "$T/digit_tflite_tf2_direct.npy"
+for case in digit_tflite_tf2:dense_input:dense_1/Sigmoid mnist_bn_tf2:conv2d_input:dense_1/Softmax; do
+    # shellcheck disable=SC2046
+    set -- $(echo "$case" | tr : ' ')
+    model=$1 arg=$2 out=$3
+    ok=$($PY -c "
+import sys; sys.path.insert(0, 'tests/diff'); import numpy as np, opencv_run
+got = opencv_run.run_isolated(open('$T/$model.pb', 'rb').read(), {'serving_default_$arg': np.load('$T/${model}_in.npy')},
+                              ['StatefulPartitionedCall/StatefulPartitionedCall/sequential/$out'])[0]
+d = np.abs(got - np.load('$T/${model}_direct.npy')).max()
+print('yes' if d < 1e-5 else 'no: max |d| %g' % d)" 2>&1)
+    cli_result "OpenCV DNN loads the frozen TF2 $model and matches the SavedModel run directly" "$ok" "$ok"
+done
+
 # ---- MobileNet as a .meta, a GraphDef (.pb and .pbtxt) and a SavedModel ----
 MODEL=downloads/models/mobilenet_v1_0.25_224
 OUT=MobilenetV1/Predictions/Reshape_1
@@ -90,9 +134,13 @@ for g in mn_graph.pb mn_graph.pbtxt; do
     run_tool run_graph --graph="$T/$g.frozen" --input=input="$T/image.npy" --output=$OUT="$T/$g.npy"
     same_npy "frozen from $g = the original frozen graph, exactly" "$T/$g.npy" "$T/mn_want.npy"
 done
-run_tool run_graph --graph="$T/mn_graph.pb" --checkpoint="$T/mn_meta" --input=input="$T/image.npy" \
-    --output=$OUT="$T/mn_graph_direct.npy"
-same_npy "the GraphDef run with --checkpoint = the original, exactly" "$T/mn_graph_direct.npy" "$T/mn_want.npy"
+for g in mn_graph.pb mn_graph.pbtxt; do
+    run_tool run_graph --graph="$T/$g" --checkpoint="$T/mn_meta" --input=input="$T/image.npy" \
+        --output=$OUT="$T/$g.direct.npy"
+    same_npy "$g run with --checkpoint = the original, exactly" "$T/$g.direct.npy" "$T/mn_want.npy"
+done
+expect_error "a .pbtxt with a --checkpoint that does not exist" "nothing: no checkpoint there" \
+    run_graph --graph="$T/mn_graph.pbtxt" --checkpoint="$T/nothing" --input=input="$T/image.npy" --output=$OUT
 
 # Allow and deny lists.
 W=MobilenetV1/Conv2d_0/weights

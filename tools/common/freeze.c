@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flat_graph.h"
+#include "freeze_readers.h"
 #include "graph/graph.h"
 #include "graphdef_edit.h"
 #include "graphdef_inspect.h"
@@ -108,39 +110,6 @@ static tfpi_code convert_variable(model_source *s, Tfpi__NodeDef *node, int64_t 
     return TFPI_OK;
 }
 
-/* The readers of a converted resource variable: ReadVariableOp becomes
- * Identity, ResourceGather becomes GatherV2 with a new axis Const. */
-static void retype_readers(Tfpi__GraphDef *g, const char *var, int dtype)
-{
-    size_t n = g->n_node;
-    for (size_t i = 0; i < n; i++) {
-        Tfpi__NodeDef *node = g->node[i];
-        gd_input in = node->n_input ? gd_parse_input(node->input[0]) : (gd_input){0};
-        if (!node->n_input || in.control || in.len != strlen(var) || strncmp(in.node, var, in.len) != 0)
-            continue;
-        if (strcmp(node->op, "ReadVariableOp") == 0) {
-            gd_set_string(&node->op, "Identity");
-            gd_attr_remove(node, "dtype");
-            gd_attr_set_type(node, "T", dtype);
-        } else if (strcmp(node->op, "ResourceGather") == 0 && tp_attr_int(node, "batch_dims", 0) == 0) {
-            char *axis_name = xmalloc(strlen(node->name) + sizeof "/axis");
-            sprintf(axis_name, "%s/axis", node->name);
-            Tfpi__NodeDef *axis = gd_node_new(axis_name, "Const");
-            int32_t zero = 0;
-            gd_attr_set_type(axis, "dtype", TFPI_INT32);
-            gd_attr_set_tensor(axis, "value", gd_tensor_new(TFPI_INT32, NULL, 0, &zero, sizeof zero));
-            gd_set_string(&node->op, "GatherV2");
-            gd_attr_remove(node, "dtype");
-            gd_attr_remove(node, "validate_indices");
-            gd_attr_set_type(node, "Tparams", dtype);
-            gd_attr_set_type(node, "Taxis", TFPI_INT32);
-            gd_add_input(node, axis_name);
-            gd_append_node(g, axis);
-            free(axis_name);
-        }
-    }
-}
-
 /* The signature's output node names (":k" dropped). */
 static char **signature_outputs(const tp_model_info *info, int *n)
 {
@@ -153,37 +122,111 @@ static char **signature_outputs(const tp_model_info *info, int *n)
     return names;
 }
 
-tfpi_code freeze_source(model_source *s, const freeze_options *o, int *converted, tfpi_status *status)
+/* An output name as TensorFlow's TF2 freezing writes it, relative to the
+ * signature's function ("StatefulPartitionedCall/sequential/dense/Softmax",
+ * "Identity"): in the flat graph it lies under the call that serves the
+ * signature, "<call>/<name>". NULL if that is not a node either. */
+static char *signature_relative(const model_source *s, const gd_index *index, const char *name)
 {
-    *converted = 0;
-    int n = o->num_outputs;
-    char **own = NULL;
-    const char *const *outputs = o->outputs;
-    if (!outputs) {
-        if (!s->info || !s->info->signature_key)
-            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
-                                   "the model has no signature to freeze for: name the outputs (freeze_graph "
-                                   "--output_node_names=...)");
-        outputs = (const char *const *)(own = signature_outputs(s->info, &n));
+    if (!s->info || s->info->num_outputs == 0)
+        return NULL;
+    gd_input call = gd_parse_input(s->info->outputs[0].name);
+    char *full = xmalloc(call.len + strlen(name) + 2);
+    sprintf(full, "%.*s/%s", (int)call.len, call.node, name);
+    if (gd_index_find_input(index, full) >= 0)
+        return full;
+    free(full);
+    return NULL;
+}
+
+/* The outputs to keep: the names given (a flat TF2 graph also takes them
+ * relative to the signature's function), or the signature's. */
+static char **output_names(const model_source *s, const freeze_options *o, bool flat, int *n, tfpi_status *status)
+{
+    if (!o->outputs) {
+        if (!s->info || !s->info->signature_key) {
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                            "the model has no signature to freeze for: name the outputs (freeze_graph "
+                            "--output_node_names=...)");
+            return NULL;
+        }
+        return signature_outputs(s->info, n);
     }
-    tfpi_code code = keep_needed(s->graph, outputs, n, status);
+    gd_index index;
+    gd_index_build(&index, s->graph);
+    char **names = xcalloc((size_t)o->num_outputs + 1, sizeof *names);
+    for (int i = 0; i < o->num_outputs; i++) {
+        char *relative = gd_index_find_input(&index, o->outputs[i]) < 0 && flat
+                             ? signature_relative(s, &index, o->outputs[i])
+                             : NULL;
+        names[i] = relative ? relative : xstrdup(o->outputs[i]);
+    }
+    gd_index_free(&index);
+    *n = o->num_outputs;
+    return names;
+}
+
+/* Output i was asked for by a name TensorFlow's TF2 freezing gives it
+ * (names[i] is where it lies in the flat graph): an Identity of that name
+ * lets the frozen graph be fetched by it too. */
+static void add_aliases(model_source *s, const freeze_options *o, char *const *names)
+{
+    for (int i = 0; o->outputs && i < o->num_outputs; i++) {
+        int dtype = tfpi_graph_output_dtype(s->loaded, names[i]);
+        if (strcmp(names[i], o->outputs[i]) == 0 || dtype == 0)
+            continue;
+        Tfpi__NodeDef *alias = gd_node_new(o->outputs[i], "Identity");
+        gd_add_input(alias, names[i]);
+        gd_attr_set_type(alias, "T", dtype);
+        gd_append_node(s->graph, alias);
+    }
+}
+
+/* Makes each variable the outputs need (allowed, not denied) a Const and
+ * rewrites what reads it. */
+static tfpi_code convert_variables(model_source *s, const freeze_options *o, int *converted, tfpi_status *status)
+{
     Tfpi__GraphDef *g = s->graph;
-    for (size_t i = 0; i < g->n_node && code == TFPI_OK; i++) {
+    freeze_readers *readers = freeze_readers_new(g);
+    tfpi_code code = TFPI_OK;
+    size_t n = g->n_node; /* rewrites append axis Consts, which are no variables */
+    for (size_t i = 0; i < n && code == TFPI_OK; i++) {
         Tfpi__NodeDef *node = g->node[i];
-        if (!is_variable(node->op) || o->keep_variables || (o->allow && !in_list(o->allow, node->name)) ||
+        if (!is_variable(node->op) || (o->allow && !in_list(o->allow, node->name)) ||
             (o->deny && in_list(o->deny, node->name)))
             continue;
         bool resource = strcmp(node->op, "VarHandleOp") == 0;
         if ((code = convert_variable(s, node, o->max_bytes, status)) == TFPI_OK) {
             ++*converted;
-            if (resource)
-                retype_readers(g, node->name, tp_attr_type(node, "dtype", 0));
+            code = freeze_readers_rewrite(readers, g, (int)i, tp_attr_type(node, "dtype", 0), resource, status);
         }
     }
+    freeze_readers_free(readers);
+    return code;
+}
+
+tfpi_code freeze_source(model_source *s, const freeze_options *o, int *converted, tfpi_status *status)
+{
+    *converted = 0;
+    int n = 0;
+    bool flat = flat_graph_needed(s);
+    if (flat)
+        flat_graph_replace(s);
+    char **outputs = output_names(s, o, flat, &n, status);
+    if (!outputs)
+        return status->code;
+    tfpi_code code = keep_needed(s->graph, (const char *const *)outputs, n, status);
+    if (code == TFPI_OK && !o->keep_variables)
+        code = convert_variables(s, o, converted, status);
+    if (code == TFPI_OK && flat && !o->keep_variables && flat_graph_drop_control_edges(s->graph))
+        code = keep_needed(s->graph, (const char *const *)outputs, n, status);
+    if (code == TFPI_OK && flat)
+        add_aliases(s, o, outputs);
+    Tfpi__GraphDef *g = s->graph;
     for (size_t i = 0; i < g->n_node && o->clear_devices; i++)
         gd_set_string(&g->node[i]->device, "");
-    for (int i = 0; own && i < n; i++)
-        free(own[i]);
-    free(own);
+    for (int i = 0; i < n; i++)
+        free(outputs[i]);
+    free(outputs);
     return code;
 }

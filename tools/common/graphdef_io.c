@@ -14,6 +14,7 @@
 #include "graph/graph_memmapped.h"
 #include "graph/memmapped.h"
 #include "graph/model_format.h"
+#include "graph/model_info.h"
 #include "graph/wire.h"
 #include "graphdef_edit.h"
 #include "model_source.h"
@@ -213,6 +214,12 @@ tfpi_graph *graphdef_load_model(const char *path, const tfpi_load_options *optio
     } else {
         tfpi__graph_def__pack(def, packed);
         graph = tfpi_graph_load_buffer(packed, size, status);
+    }
+    /* Its variables take their values from the checkpoint, as a binary .pb's do. */
+    if (graph && options && options->checkpoint && *options->checkpoint &&
+        tp_graph_attach_checkpoint(graph, path, options->checkpoint, status) != TFPI_OK) {
+        tfpi_graph_free(graph);
+        graph = NULL;
     }
     if (!graph && packed && !strncmp(status->message, "model buffer", 12)) { /* name the file instead */
         char detail[sizeof status->message];

@@ -41,8 +41,9 @@ Tfpi__GraphDef *graphdef_read_in_graph(const char *in_graph);
 /* For the tools that run a model: a text GraphDef (a .pbtxt name, or a
  * file that is text) through the text parser, anything else through
  * tfpi_graph_load with options (binary and memmapped files, mapped in
- * place; SavedModel directories; .meta files with their checkpoint).
- * Errors name the file. */
+ * place; SavedModel directories; .meta files with their checkpoint); a
+ * text GraphDef's variables take their values from options->checkpoint as
+ * a binary one's do. Errors name the file. */
 tfpi_graph *graphdef_load_model(const char *path, const tfpi_load_options *options, tfpi_status *status);
 
 /* Writes binary, or text when as_text. */
