@@ -271,7 +271,9 @@ bool tp_gemm_fp16_wanted(const tp_threadpool *pool)
 #endif
 }
 
-bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
+/* The product with `kernels`, over pool's workers where it is worth it
+ * (pool NULL: on the caller). */
+static bool run_with(const tp_gemm *g, tp_threadpool *pool, const tp_gemm_kernels *kernels)
 {
     if (g->m <= 0 || g->n <= 0)
         return true;
@@ -279,7 +281,7 @@ bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
         return tp_gemv_run(g, pool);
     const double macs = (double)g->m * (double)g->n * (double)(g->taps * g->depth);
     const int64_t threads = macs >= MIN_PARALLEL_MACS ? tp_threadpool_size(pool) : 1;
-    gemm_job job = {.g = g, .kernels = tp_gemm_kernels_for(tp_threadpool_cpu(pool)), .prepacked = g->b_in_panels};
+    gemm_job job = {.g = g, .kernels = kernels, .prepacked = g->b_in_panels};
 #if defined(TP_GEMM_FP16_KERNELS)
     if (g->b_fp16) { /* only ever set where tp_gemm_fp16_wanted */
         job.kernels = &tp_gemm_kernels_fp16;
@@ -299,3 +301,10 @@ bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
     free(job.buffers);
     return true;
 }
+
+bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
+{
+    return run_with(g, pool, tp_gemm_kernels_for(tp_threadpool_cpu(pool)));
+}
+
+bool tp_gemm_run_alone(const tp_gemm *g, tp_cpu cpu) { return run_with(g, NULL, tp_gemm_kernels_for(cpu)); }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "compute/simd.h"
+#include "core/cpu.h"
 #include "core/threadpool.h"
 
 /* The micro-kernel's tile of C, per instruction set, chosen so that the
@@ -117,7 +118,12 @@ void tp_gemm_pack_panels_into(const float *b, int64_t k, int64_t n, int64_t ldb,
 /* The identity epilogue: nothing applied. */
 tp_gemm_epilogue tp_gemm_no_epilogue(void);
 
-/* false if the packing buffers could not be allocated (C is untouched). */
+/* false if the packing buffers could not be allocated (C is untouched).
+ * The kernels are those of the pool's CPU (tp_threadpool_cpu). */
 bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool);
+
+/* The same on the calling thread alone with the kernels of cpu, for a
+ * caller whose own tasks already share out the pool (Winograd's). */
+bool tp_gemm_run_alone(const tp_gemm *g, tp_cpu cpu);
 
 #endif

@@ -10,7 +10,14 @@
 
 #include "compute/simd.h"
 
-enum { BLOCK_VECS = 8 }; /* columns per block: BLOCK_VECS vectors */
+/* Columns per block: BLOCK_VECS vectors, whose accumulators, the row of B
+ * loaded for them and the broadcast value of a fit the vector registers
+ * (armv7 NEON has 16). */
+#if defined(__arm__)
+enum { BLOCK_VECS = 6 };
+#else
+enum { BLOCK_VECS = 8 };
+#endif
 #define BLOCK_COLS (BLOCK_VECS * TP_VEC_WIDTH)
 /* Below this many multiply-adds the product runs on the caller alone. */
 #define MIN_PARALLEL_MACS (1 << 18)
@@ -18,18 +25,22 @@ enum { BLOCK_VECS = 8 }; /* columns per block: BLOCK_VECS vectors */
 /* The full vectors of columns [col, col + BLOCK_COLS). */
 static void full_block(const tp_gemm *g, const float *const *a, int64_t col)
 {
-    tp_vec acc[BLOCK_VECS];
+    tp_vec acc[BLOCK_VECS]; /* in registers: every loop over it is unrolled */
+#pragma GCC unroll 8
     for (int v = 0; v < BLOCK_VECS; v++)
         acc[v] = tp_vec_zero();
+    const size_t depth = (size_t)g->depth; /* the target's word: a cheap loop on armv7 */
     for (int64_t t = 0; t < g->taps; t++) {
         const float *row = g->b + t * g->depth * g->ldb + col;
-        for (int64_t d = 0; d < g->depth; d++, row += g->ldb) {
+        for (size_t d = 0; d < depth; d++, row += g->ldb) {
             const tp_vec x = tp_vec_broadcast(a[t] + d);
+#pragma GCC unroll 8
             for (int v = 0; v < BLOCK_VECS; v++)
                 acc[v] = tp_vec_fma(acc[v], x, tp_vec_load(row + v * TP_VEC_WIDTH));
         }
     }
     const tp_gemm_epilogue *e = &g->epilogue;
+#pragma GCC unroll 8
     for (int v = 0; v < BLOCK_VECS; v++) {
         const int64_t c = col + v * TP_VEC_WIDTH;
         tp_vec y = acc[v];

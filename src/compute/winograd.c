@@ -130,6 +130,7 @@ typedef struct wino_job {
     int64_t tiles_h, tiles_w, tiles;
     int64_t tile_block, channel_block; /* a task's tiles and output channels */
     int64_t tile_blocks, channel_blocks;
+    tp_cpu cpu; /* whose GEMM kernels the tasks run (the pool's) */
     atomic_bool failed;
 } wino_job;
 
@@ -318,7 +319,7 @@ static void run_task(wino_job *job, int64_t task, const wino_buffers *b)
             .ldc = channels,
             .epilogue = tp_gemm_no_epilogue(),
         };
-        if (!tp_gemm_run(&g, NULL)) {
+        if (!tp_gemm_run_alone(&g, job->cpu)) {
             atomic_store(&job->failed, true);
             return;
         }
@@ -388,7 +389,7 @@ bool tp_winograd_conv(const tp_window_params *p, const float *input, const float
                       float *output, const tp_gemm_epilogue *epilogue, tp_threadpool *pool)
 {
     wino_job job = {.p = p, .input = input, .filter = filter, .transformed = transformed, .output = output,
-                    .epilogue = *epilogue};
+                    .epilogue = *epilogue, .cpu = tp_threadpool_cpu(pool)};
     job.tiles_h = ceil_div(p->out_h, TILE);
     job.tiles_w = ceil_div(p->out_w, TILE);
     job.tiles = p->batch * job.tiles_h * job.tiles_w;
