@@ -230,6 +230,16 @@ tfpi_code tp_conv_window_geometry(tp_op_ctx *ctx, bool depthwise, tp_window_para
     return window_geometry(ctx, &a, in, filter[0], filter[1], depthwise ? in[3] * filter[3] : filter[3], p);
 }
 
+tfpi_code tp_window_geometry_of(tp_op_ctx *ctx, const int64_t *in_dims, int64_t window_h, int64_t window_w,
+                                int64_t out_c, const int64_t strides[2], const int64_t dilations[2], bool same,
+                                tp_window_params *p)
+{
+    window_attrs a = {.padding = same ? PADDING_SAME : PADDING_VALID, .padding_name = same ? "SAME" : "VALID",
+                      .stride_h = strides[0], .stride_w = strides[1],
+                      .dilation_h = dilations[0], .dilation_w = dilations[1]};
+    return window_geometry(ctx, &a, in_dims, window_h, window_w, out_c, p);
+}
+
 tfpi_code tp_pool_window_params(tp_op_ctx *ctx, const int64_t *ksize, int ksize_count,
                                 const int64_t *strides, int strides_count, bool explicit_allowed,
                                 tp_window_params *p)

@@ -27,6 +27,15 @@ tfpi_code tp_conv_window_params(tp_op_ctx *ctx, bool depthwise, tp_window_params
  * for kernels that check their inputs' count and types themselves. */
 tfpi_code tp_conv_window_geometry(tp_op_ctx *ctx, bool depthwise, tp_window_params *p);
 
+/* The geometry of a window op whose attributes were read elsewhere (a
+ * TFLite operator's stride_h, dilation_w_factor, padding...): input dims
+ * [batch, h, w, c], the window, out_c, strides and dilations as {h, w}
+ * (each at least 1) and SAME or VALID padding, by the rules above (which
+ * are TFLite's too). */
+tfpi_code tp_window_geometry_of(tp_op_ctx *ctx, const int64_t *in_dims, int64_t window_h, int64_t window_w,
+                                int64_t out_c, const int64_t strides[2], const int64_t dilations[2], bool same,
+                                tp_window_params *p);
+
 /* Pooling: checks input 0 (float NHWC) and the padding and data_format attrs;
  * ksize and strides are NHWC lists (from attrs or constant inputs) of count
  * entries each (count < 0: the attr is absent). explicit_allowed: whether
