@@ -309,7 +309,278 @@ def softmax(rng):
     return fam
 
 
-FAMILIES = [arith, quantize, softmax]
+# ---- MAX_POOL_2D, AVERAGE_POOL_2D ------------------------------------------------
+
+def ref_pool(op, x, fh, fw, sh, sw, padding, act, q, dtype):
+    """Windows over the taps inside the input (TensorFlow's SAME / VALID
+    geometry); MAX of the codes, AVERAGE the sum / count rounded half away
+    from zero (C's truncating division); the activation's clamp."""
+    b, h, w, c = x.shape
+    if padding == "SAME":
+        oh, ow = -(-h // sh), -(-w // sw)
+    else:
+        oh, ow = (h - fh) // sh + 1, (w - fw) // sw + 1
+    top = max(((oh - 1) * sh + fh - h) // 2, 0)
+    left = max(((ow - 1) * sw + fw - w) // 2, 0)
+    out = np.zeros((b, oh, ow, c), np.int64)
+    xi = R.a64(x)
+    for oy in range(oh):
+        for ox in range(ow):
+            y0, x0 = oy * sh - top, ox * sw - left
+            win = xi[:, max(y0, 0):min(y0 + fh, h), max(x0, 0):min(x0 + fw, w), :]
+            if op == "MAX_POOL_2D":
+                out[:, oy, ox] = win.max(axis=(1, 2))
+            else:
+                n = win.shape[1] * win.shape[2]
+                acc = win.sum(axis=(1, 2))
+                out[:, oy, ox] = np.where(acc > 0, R.trunc_div(acc + n // 2, n), R.trunc_div(acc - n // 2, n))
+    lo, hi = R.activation_range(act, q[0], q[1], *CODES[dtype])
+    return to_dtype(np.clip(out, lo, hi), dtype)
+
+
+def pooling(rng):
+    fam = Family("pooling")
+    n = 0
+    for dtype in (np.uint8, np.int8):
+        lo, hi = CODES[dtype]
+        for shape, (fh, fw, sh, sw), padding, act in (((1, 7, 9, 3), (3, 3, 2, 2), "SAME", "NONE"),
+                                                      ((2, 6, 6, 4), (2, 2, 2, 2), "VALID", "RELU6"),
+                                                      ((1, 5, 8, 2), (5, 8, 1, 1), "VALID", "NONE"),
+                                                      ((1, 10, 10, 3), (4, 3, 3, 2), "SAME", "RELU"),
+                                                      ((1, 4, 4, 16), (3, 3, 1, 1), "SAME", "RELU_N1_TO_1")):
+            q = (0.05, (lo + hi + 1) // 2 - 9)
+            x = codes(rng, dtype, shape)
+            for op in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+                name = f"c{n}"
+                n += 1
+                attrs = {"T": DType(dtype_number(dtype)), "filter_height": fh, "filter_width": fw, "stride_h": sh,
+                         "stride_w": sw, "padding": padding, "fused_activation_function": act}
+                attrs.update(quant_attrs("in", 0, *q))
+                attrs.update(quant_attrs("out", 0, *q))
+                fam.node(name, op, [fam.placeholder(name + "_x", x)], attrs,
+                         [ref_pool(op, x, fh, fw, sh, sw, padding, act, q, dtype)])
+    return fam
+
+
+# ---- MEAN, SUM, REDUCE_MAX ---------------------------------------------------------
+
+def ref_reduce(op, x, axes, keep, qin, qout, dtype):
+    axes = tuple(sorted({a % x.ndim for a in axes}))
+    xi = R.a64(x)
+    count = int(np.prod([x.shape[a] for a in axes]))
+    lo, hi = CODES[dtype]
+    if op == "REDUCE_MAX":
+        return to_dtype(xi.max(axis=axes, keepdims=keep), dtype)
+    total = R.wrap32(xi.sum(axis=axes, keepdims=keep) - qin[1] * count)
+    mant, shift = R.quantize_multiplier(float(F32(qin[0])) / float(F32(qout[0])))
+    if op == "MEAN":
+        s = min(count.bit_length() - 1, 32, 31 + shift)
+        mant, shift = (mant << s) // count, shift - s
+    return to_dtype(np.clip(R.mbqm(total, mant, shift) + qout[1], lo, hi), dtype)
+
+
+def reduce(rng):
+    fam = Family("reduce")
+    n = 0
+    for dtype in (np.uint8, np.int8):
+        lo, hi = CODES[dtype]
+        for shape, axes, keep in (((1, 7, 7, 32), [1, 2], True), ((1, 7, 7, 32), [1, 2], False),
+                                  ((2, 3, 5, 4), [-1], False), ((3, 4, 5), [0, 2, 0], True),
+                                  ((4, 300), [1], False), ((2, 3, 4), [0, 1, 2], False)):
+            x = codes(rng, dtype, shape)
+            for qin, qout in (((0.02, lo + 5), (0.02, lo + 5)), ((0.1, hi - 20), (0.033, lo + 50)),
+                              ((0.004, 0), (0.9, 3))):
+                for op in ("MEAN", "SUM", "REDUCE_MAX"):
+                    if op == "REDUCE_MAX" and qin != qout:
+                        continue
+                    name = f"c{n}"
+                    n += 1
+                    attrs = {"T": DType(dtype_number(dtype)), "keep_dims": keep}
+                    attrs.update(quant_attrs("in", 0, *qin))
+                    attrs.update(quant_attrs("out", 0, *qout))
+                    axis = fam.const(name + "_axis", np.array(axes, np.int32))
+                    fam.node(name, op, [fam.placeholder(name + "_x", x), axis], attrs,
+                             [ref_reduce(op, x, axes, keep, qin, qout, dtype)])
+    return fam
+
+
+# ---- CONCATENATION ----------------------------------------------------------------
+
+def ref_concat(xs, qs, qout, axis, dtype):
+    lo, hi = CODES[dtype]
+    parts = []
+    inverse = F32(1) / F32(qout[0])
+    for x, (scale, zp) in zip(xs, qs):
+        if zp == qout[1] and F32(scale) == F32(qout[0]):
+            parts.append(x)
+            continue
+        s = F32(scale) * inverse
+        v = round_away((x.astype(F32) * s).astype(F32) + F32(-zp) * s)
+        parts.append(to_dtype(np.clip(v + qout[1], lo, hi), dtype))
+    return np.concatenate(parts, axis=axis)
+
+
+def concatenation(rng):
+    fam = Family("concatenation")
+    n = 0
+    for dtype in (np.uint8, np.int8):
+        lo, hi = CODES[dtype]
+        for shapes, axis in ((((1, 4, 4, 3), (1, 4, 4, 5), (1, 4, 4, 1)), 3), ((((2, 3), (4, 3))), 0),
+                             ((((2, 256, 1), (2, 256, 2))), -1)):
+            xs = [codes(rng, dtype, s) for s in shapes]
+            if shapes[0] == (2, 256, 1):
+                xs[0][:, :, 0] = every_code(dtype)
+            for qs, qout in (([(0.1, lo + 7)] * len(shapes), (0.1, lo + 7)),
+                             ([(0.1, lo + 7), (0.05, hi - 3), (0.2, lo)][:len(shapes)], (0.1, lo + 7)),
+                             ([(0.0078125, 0), (0.5, lo + 1), (1e-3, hi)][:len(shapes)], (0.015625, -1 if dtype == np.int8 else 1))):
+                name = f"c{n}"
+                n += 1
+                attrs = {"T": DType(dtype_number(dtype)), "axis": axis}
+                for i, q in enumerate(qs):
+                    attrs.update(quant_attrs("in", i, *q))
+                attrs.update(quant_attrs("out", 0, *qout))
+                inputs = [fam.placeholder(f"{name}_x{i}", x) for i, x in enumerate(xs)]
+                fam.node(name, "CONCATENATION", inputs, attrs, [ref_concat(xs, qs, qout, axis, dtype)])
+    return fam
+
+
+# ---- PAD, PADV2 ------------------------------------------------------------------
+
+def pad(rng):
+    """PAD pads codes with the output's zero point (the code of 0.0),
+    PADV2 with its constant_values code; float PAD with 0."""
+    fam = Family("pad")
+    n = 0
+    for dtype, zp in ((np.uint8, 128), (np.int8, -3), (np.float32, 0)):
+        for shape, paddings in (((1, 5, 6, 3), [[0, 0], [1, 2], [2, 1], [0, 0]]), ((4, 7), [[3, 0], [0, 5]])):
+            x = codes(rng, dtype, shape) if dtype != np.float32 else rng.uniform(-1, 1, shape).astype(F32)
+            for op in ("PAD", "PADV2"):
+                name = f"c{n}"
+                n += 1
+                attrs = {"T": DType(dtype_number(dtype))}
+                if dtype != np.float32:
+                    attrs.update(quant_attrs("in", 0, 0.1, zp))
+                    attrs.update(quant_attrs("out", 0, 0.1, zp))
+                inputs = [fam.placeholder(name + "_x", x), fam.const(name + "_p", np.array(paddings, np.int32))]
+                value = zp
+                if op == "PADV2":
+                    value = 7
+                    inputs.append(fam.const(name + "_v", np.array(value, dtype)))
+                fam.node(name, op, inputs, attrs, [np.pad(x, paddings, constant_values=value).astype(dtype)])
+    return fam
+
+
+# ---- TFLite_Detection_PostProcess ------------------------------------------------
+
+def ref_detection(enc, scores, anchors, o, q=None):
+    """Decoding in float64 rounded to float32; per-class greedy NMS over the
+    scores >= threshold in decreasing order (equal scores: lower index
+    first), IoU > threshold suppresses; fast NMS on each box's best class,
+    regular NMS per class merged by score (equal scores: earlier first)."""
+    if q is not None:
+        deq = lambda x, sq: ((x.astype(F32) - F32(sq[1])) * F32(sq[0])).astype(F32)  # noqa: E731
+        enc, scores, anchors = deq(enc, q[0]), deq(scores, q[1]), deq(anchors, q[2])
+    e, a = enc[0].astype(np.float64), anchors.astype(np.float64)
+    sy, sx, sh, sw = (float(F32(o[k])) for k in ("y_scale", "x_scale", "h_scale", "w_scale"))
+    yc = (e[:, 0] / sy * a[:, 2] + a[:, 0]).astype(F32)
+    xc = (e[:, 1] / sx * a[:, 3] + a[:, 1]).astype(F32)
+    hh = (0.5 * np.exp(e[:, 2] / sh) * a[:, 2]).astype(F32)
+    hw = (0.5 * np.exp(e[:, 3] / sw) * a[:, 3]).astype(F32)
+    boxes = np.stack([yc - hh, xc - hw, yc + hh, xc + hw], 1).astype(F32)
+    ncls = o["num_classes"]
+    sc = scores[0].astype(F32)
+    offset = sc.shape[1] - ncls
+    thr, iou_thr = F32(o["nms_score_threshold"]), F32(o["nms_iou_threshold"])
+
+    def iou(i, j):
+        bi, bj = boxes[i], boxes[j]
+        ai = (bi[2] - bi[0]) * (bi[3] - bi[1])
+        aj = (bj[2] - bj[0]) * (bj[3] - bj[1])
+        if ai <= 0 or aj <= 0:
+            return F32(0)
+        ih = min(bi[2], bj[2]) - max(bi[0], bj[0])
+        iw = min(bi[3], bj[3]) - max(bi[1], bj[1])
+        inter = F32(max(ih, F32(0)) * max(iw, F32(0)))
+        return F32(inter / F32(F32(ai + aj) - inter))
+
+    def nms(col, limit):
+        kept = [i for i in range(len(col)) if col[i] >= thr]
+        kept.sort(key=lambda i: -float(col[i]))  # stable
+        chosen, active = [], [True] * len(kept)
+        for i in range(len(kept)):
+            if len(chosen) >= limit:
+                break
+            if not active[i]:
+                continue
+            chosen.append(kept[i])
+            for j in range(i + 1, len(kept)):
+                if active[j] and iou(kept[i], kept[j]) > iou_thr:
+                    active[j] = False
+        return chosen
+
+    rows = o["max_detections"] * o["max_classes_per_detection"]
+    out_b, out_c, out_s = np.zeros((1, rows, 4), F32), np.zeros((1, rows), F32), np.zeros((1, rows), F32)
+    if o.get("use_regular_nms", False):
+        best = []  # (score, box, class)
+        for c in range(ncls):
+            col = sc[:, c + offset]
+            merged = best + [(col[b], b, c) for b in nms(col, o.get("detections_per_class", 100))]
+            merged = sorted(merged, key=lambda t: -float(t[0]))  # stable
+            best = merged[:o["max_detections"]]
+        for k, (score, b, c) in enumerate(best):
+            out_b[0, k], out_c[0, k], out_s[0, k] = boxes[b], c, score
+        count = len(best)
+    else:
+        per_box = min(o["max_classes_per_detection"], ncls)
+        chosen = nms(sc[:, offset:].max(axis=1), o["max_detections"])
+        for k, b in enumerate(chosen):
+            row = sc[b, offset:]
+            order = sorted(range(ncls), key=lambda c: -float(row[c]))
+            for c in range(per_box):
+                r = o["max_classes_per_detection"] * k + c
+                out_b[0, r], out_c[0, r], out_s[0, r] = boxes[b], order[c], row[order[c]]
+        count = len(chosen)
+    return [out_b, out_c, out_s, np.array([count], F32)]
+
+
+def detection(rng):
+    fam = Family("detection")
+    n = 0
+    nb = 120
+    centres = rng.uniform(0.1, 0.9, (nb, 2))
+    anchors = np.concatenate([centres, rng.uniform(0.05, 0.3, (nb, 2))], 1).astype(F32)
+    anchors[60:80] = anchors[40]  # clusters: equal anchors
+    for regular in (False, True):
+        for ncls, background, per_det in ((5, 1, 1), (5, 0, 3), (12, 1, 2)):
+            o = {"max_detections": 10, "max_classes_per_detection": per_det, "detections_per_class": 7,
+                 "use_regular_nms": regular, "nms_score_threshold": 0.3, "nms_iou_threshold": 0.5,
+                 "num_classes": ncls, "y_scale": 10.0, "x_scale": 10.0, "h_scale": 5.0, "w_scale": 5.0}
+            enc = rng.normal(0, 1, (1, nb, 4)).astype(F32)
+            sc = rng.uniform(0, 1, (1, nb, ncls + background)).astype(F32)
+            sc[0, 60:70] = sc[0, 40]  # equal scores on equal boxes
+            for quantized in (False, True):
+                name = f"c{n}"
+                n += 1
+                attrs = dict(o, T=DType(1))
+                if quantized:
+                    q = [(0.05, 128), (1 / 256, 0), (0.004, 0)]
+                    enc_q = to_dtype(np.clip(np.round(enc / 0.05) + 128, 0, 255), np.uint8)
+                    sc_q = to_dtype(np.clip(np.round(sc * 256), 0, 255), np.uint8)
+                    an_q = to_dtype(np.clip(np.round(anchors / 0.004), 0, 255), np.uint8)
+                    for i, (sq, zq) in enumerate(q):
+                        attrs.update(quant_attrs("in", i, sq, zq))
+                    inputs = [fam.placeholder(name + "_e", enc_q), fam.placeholder(name + "_s", sc_q),
+                              fam.placeholder(name + "_a", an_q)]
+                    want = ref_detection(enc_q, sc_q, an_q, o, q)
+                else:
+                    inputs = [fam.placeholder(name + "_e", enc), fam.placeholder(name + "_s", sc),
+                              fam.placeholder(name + "_a", anchors)]
+                    want = ref_detection(enc, sc, anchors, o)
+                fam.node(name, "TFLite_Detection_PostProcess", inputs, attrs, want)
+    return fam
+
+
+FAMILIES = [arith, quantize, softmax, pooling, reduce, concatenation, pad, detection]
 
 
 def main():

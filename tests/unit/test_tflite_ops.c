@@ -181,6 +181,121 @@ static void test_hostile_unary(void)
     gb_free(g);
 }
 
+/* Pools, reductions and concatenation: geometry and axes from hostile
+ * attributes and inputs. */
+static void test_hostile_windows_and_axes(void)
+{
+    static const int8_t x[16] = {0};
+    const int64_t nhwc[4] = {1, 2, 2, 4}, flat[1] = {16}, two[2] = {4, 4};
+    static const struct {
+        const char *op;
+        int64_t filter, stride, axis, out_zero;
+        const char *fragment;
+    } cases[] = {
+        {"MAX_POOL_2D", 2, 1, 0, 3, "must share one quantization"},
+        {"AVERAGE_POOL_2D", 0, 1, 0, 0, "ksize"},
+        {"AVERAGE_POOL_2D", 2, -3, 0, 0, "strides"},
+        {"MEAN", 0, 0, 7, 0, "axis 7"},
+        {"SUM", 0, 0, -9, 0, "axis -9"},
+        {"CONCATENATION", 0, 0, 5, 0, "axis 5"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", TFPI_INT8, nhwc, 4, x);
+        Tfpi__NodeDef *n;
+        if (!strcmp(cases[i].op, "MEAN") || !strcmp(cases[i].op, "SUM")) {
+            const int32_t axis = (int32_t)cases[i].axis;
+            const int64_t one[1] = {1};
+            gb_const(g, "axis", TFPI_INT32, one, 1, &axis);
+            n = gb_node(g, cases[i].op, "out", "x", "axis", NULL);
+        } else {
+            n = gb_node(g, cases[i].op, "out", "x", NULL);
+            gd_attr_set_int(n, "filter_height", cases[i].filter);
+            gd_attr_set_int(n, "filter_width", cases[i].filter);
+            gd_attr_set_int(n, "stride_h", cases[i].stride);
+            gd_attr_set_int(n, "stride_w", cases[i].stride);
+            gd_attr_set_string(n, "padding", "SAME");
+            gd_attr_set_int(n, "axis", cases[i].axis);
+        }
+        set_quant(n, "in", 0, 0.5f, 0);
+        set_quant(n, "out", 0, 0.5f, cases[i].out_zero);
+        CHECK_FAILS(g, NULL, "out", "out", cases[i].fragment);
+        gb_free(g);
+    }
+    /* CONCATENATION of [16] and [4, 4] */
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_INT8, flat, 1, x);
+    gb_const(g, "y", TFPI_INT8, two, 2, x);
+    Tfpi__NodeDef *n = gb_node(g, "CONCATENATION", "out", "x", "y", NULL);
+    set_quant(n, "in", 0, 0.5f, 0);
+    set_quant(n, "in", 1, 0.5f, 0);
+    set_quant(n, "out", 0, 0.5f, 0);
+    CHECK_FAILS(g, NULL, "out", "out", "input 1 int8 [4,4] does not match input 0 int8 [16]");
+    gb_free(g);
+}
+
+/* TFLite_Detection_PostProcess: options missing or out of range, inputs
+ * of the wrong shapes, an anchor of negative height, outputs past the
+ * memory budget. */
+static void test_hostile_detection(void)
+{
+    static const float enc[8] = {0}, scores[6] = {0.9f, 0.1f, 0.2f, 0.8f, 0.5f, 0.5f};
+    static const float anchors[8] = {0.5f, 0.5f, 0.2f, 0.2f, 0.5f, 0.5f, -0.2f, 0.2f};
+    const int64_t enc_dims[3] = {1, 2, 4}, score_dims[3] = {1, 2, 3}, anchor_dims[2] = {2, 4};
+    static const struct {
+        const char *drop;  /* option left out */
+        const char *set;   /* option set to value */
+        double value;
+        const char *fragment;
+    } cases[] = {
+        {"num_classes", NULL, 0, "option num_classes is missing"},
+        {NULL, "nms_iou_threshold", 0.0, "nms_iou_threshold = 0 must lie in (0, 1]"},
+        {NULL, "max_detections", -1, "max_detections = -1 is not a count"},
+        {NULL, "num_classes", 5, "scores have 3 classes for num_classes 5"},
+        {NULL, "y_scale", INFINITY, "option y_scale is inf"},
+        {NULL, "max_detections", 1 << 24, "too large"}, /* with max_classes 2^24: 2^48 rows */
+        {NULL, "nms_score_threshold", 0.0, "box 1 decodes to"},
+    };
+    static const char *const options[] = {"max_detections", "max_classes_per_detection", "num_classes",
+                                          "nms_score_threshold", "nms_iou_threshold", "y_scale", "x_scale",
+                                          "h_scale", "w_scale"};
+    static const double defaults[] = {3, 1, 2, 0.3, 0.5, 10, 10, 5, 5};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "e", TFPI_FLOAT, enc_dims, 3, enc);
+        gb_const(g, "s", TFPI_FLOAT, score_dims, 3, scores);
+        gb_const(g, "a", TFPI_FLOAT, anchor_dims, 2, anchors);
+        Tfpi__NodeDef *n = gb_node(g, "TFLite_Detection_PostProcess", "out", "e", "s", "a", NULL);
+        for (int k = 0; k < 9; k++) {
+            double v = defaults[k];
+            if (cases[i].drop && !strcmp(cases[i].drop, options[k]))
+                continue;
+            if (cases[i].set && !strcmp(cases[i].set, options[k]))
+                v = cases[i].value;
+            if (!strcmp(cases[i].fragment, "too large") && k == 1)
+                v = 1 << 24;
+            if (k <= 2)
+                gd_attr_set_int(n, options[k], (int64_t)v);
+            else
+                gd_attr_set_float(n, options[k], (float)v);
+        }
+        CHECK_FAILS(g, NULL, "out", "out", cases[i].fragment);
+        gb_free(g);
+    }
+    /* wrong shapes: anchors [2, 3] */
+    gb_graph *g = gb_new();
+    gb_const(g, "e", TFPI_FLOAT, enc_dims, 3, enc);
+    gb_const(g, "s", TFPI_FLOAT, score_dims, 3, scores);
+    const int64_t bad_anchor_dims[2] = {2, 3};
+    gb_const(g, "a", TFPI_FLOAT, bad_anchor_dims, 2, anchors);
+    Tfpi__NodeDef *n = gb_node(g, "TFLite_Detection_PostProcess", "out", "e", "s", "a", NULL);
+    for (int k = 0; k < 9; k++)
+        k <= 2 ? gd_attr_set_int(n, options[k], (int64_t)defaults[k])
+               : gd_attr_set_float(n, options[k], (float)defaults[k]);
+    CHECK_FAILS(g, NULL, "out", "out", "anchors [boxes, 4], not [1,2,4], [1,2,3] and [2,3]");
+    gb_free(g);
+}
+
 int main(void)
 {
     RUN(test_add_by_hand);
@@ -188,5 +303,7 @@ int main(void)
     RUN(test_hostile_binary);
     RUN(test_output_past_budget);
     RUN(test_hostile_unary);
+    RUN(test_hostile_windows_and_axes);
+    RUN(test_hostile_detection);
     return check_summary();
 }
