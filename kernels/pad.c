@@ -1,6 +1,9 @@
 /* pad.c - Pad (zeros), PadV2 (a constant_values scalar) and MirrorPad
  * (REFLECT: mirror without the edge; SYMMETRIC: with it) on any element
- * type, with a paddings input [rank, 2] known while planning.
+ * type, with a paddings input [rank, 2] known while planning; and
+ * TensorFlow Lite's PAD and PADV2 (compute/tflite_node.h), the same ops
+ * on codes: PAD of a uint8 / int8 tensor pads with the output's zero
+ * point (the code of 0.0), PADV2 with its constant_values code.
  *
  * prepare builds, for every output dimension, the input index each output
  * index reads (or OUTSIDE for the constant). run walks the output row by
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/tflite_node.h"
 #include "core/checked_math.h"
 #include "kernel/array_kernel_util.h"
 
@@ -19,6 +23,8 @@ typedef struct pad_state {
     int rank; /* at least 1: a scalar is padded as a vector of one */
     int64_t in_dims[TFPI_MAX_DIMS], out_dims[TFPI_MAX_DIMS], before[TFPI_MAX_DIMS];
     int64_t *source[TFPI_MAX_DIMS]; /* per dim: out_dims[d] input indices or OUTSIDE */
+    bool pad_zero_point;            /* TFLite PAD of codes: pad with zero_code */
+    uint8_t zero_code;
     int64_t indices[];              /* storage of the source maps */
 } pad_state;
 
@@ -74,7 +80,7 @@ static tfpi_code check_paddings(tp_op_ctx *ctx, const int64_t *paddings, int cou
 
 static tfpi_code pad_prepare(tp_op_ctx *ctx)
 {
-    bool v2 = strcmp(ctx->def->op, "PadV2") == 0;
+    bool v2 = strcmp(ctx->def->op, "PadV2") == 0 || strcmp(ctx->def->op, "PADV2") == 0;
     tfpi_code code = tp_expect_inputs(ctx, v2 ? 3 : 2, v2 ? 3 : 2);
     pad_mode mode = PAD_CONSTANT;
     int64_t paddings[2 * TFPI_MAX_DIMS];
@@ -96,6 +102,10 @@ static tfpi_code pad_prepare(tp_op_ctx *ctx)
         out_dims[d] = tp_sat_add(tp_sat_add(in->dims[d], paddings[2 * d]), paddings[2 * d + 1]);
     if ((code = tp_set_output(ctx, 0, in->dtype, in->ndims, out_dims)) != TFPI_OK)
         return code;
+    tp_tfl_qparams q = {0};
+    const bool codes = strcmp(ctx->def->op, "PAD") == 0 && (in->dtype == TFPI_UINT8 || in->dtype == TFPI_INT8);
+    if (codes && (code = tp_tfl_qparams_of(ctx, "out", 0, &q)) != TFPI_OK)
+        return code;
     if (tp_num_elements(&ctx->outputs[0]) == 0) /* not run (tp_kernel_run): no maps, however long the dims */
         return TFPI_OK;
     for (int d = 0; d < in->ndims; d++)
@@ -104,6 +114,8 @@ static tfpi_code pad_prepare(tp_op_ctx *ctx)
     if (!(ctx->state = s))
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
     s->rank = in->ndims > 0 ? in->ndims : 1;
+    s->pad_zero_point = codes;
+    s->zero_code = (uint8_t)q.zero_point; /* an int8 code's byte is its low byte */
     int64_t *next = s->indices;
     for (int d = 0; d < s->rank; d++) {
         s->in_dims[d] = in->ndims > 0 ? in->dims[d] : 1;
@@ -136,7 +148,9 @@ static tfpi_code pad_run(tp_op_ctx *ctx)
         tfpi_bytes string;
         double number;
     } zero; /* all-zero bytes: the zero of every element type */
-    const void *constant = ctx->num_inputs == 3 ? ctx->inputs[2]->data : &zero;
+    const void *constant = ctx->num_inputs == 3 ? ctx->inputs[2]->data
+                           : s->pad_zero_point  ? (const void *)&s->zero_code
+                                                : (const void *)&zero;
     int last = s->rank - 1;
     int64_t out_row = s->out_dims[last], in_row = s->in_dims[last], rows = 1;
     for (int d = 0; d < last; d++)
@@ -167,5 +181,7 @@ const tp_kernel tp_kernels_pad[] = {
     TP_KERNEL("Pad", pad_prepare, pad_run, free, 0),
     TP_KERNEL("PadV2", pad_prepare, pad_run, free, 0),
     TP_KERNEL("MirrorPad", pad_prepare, pad_run, free, 0),
+    TP_KERNEL("PAD", pad_prepare, pad_run, free, TP_TFLITE_OP),
+    TP_KERNEL("PADV2", pad_prepare, pad_run, free, TP_TFLITE_OP),
     TP_KERNELS_END,
 };

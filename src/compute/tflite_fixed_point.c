@@ -1,6 +1,7 @@
 /* tflite_fixed_point.c - the parts of TensorFlow Lite's integer
- * arithmetic that run once per node, while planning: a real factor split
- * into a Q31 mantissa and a shift, and the clamp of a fused activation. */
+ * arithmetic that are not one-line inlines: a real factor split into a Q31
+ * mantissa and a shift, the clamp of a fused activation, and gemmlowp's
+ * fixed-point exp, 1 / (1 + x), logistic and tanh (see the header). */
 #include "compute/tflite_fixed_point.h"
 
 #include <math.h>
@@ -70,4 +71,107 @@ bool tp_tfl_activation_range_float(tp_tfl_activation act, float *lo, float *hi)
     default:
         return false;
     }
+}
+
+/* ---- gemmlowp's fixed-point functions ---- */
+
+static int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static int32_t mul(int32_t a, int32_t b) { return tp_tfl_rounding_doubling_high_mul(a, b); }
+
+/* exp(a) for a in [-1/4, 0), a and the result Q0: exp(-1/8) times the
+ * Taylor polynomial of exp around -1/8 to the fourth power. */
+static int32_t exp_on_quarter_interval(int32_t a)
+{
+    const int32_t exp_minus_one_eighth = 1895147668, one_third = 715827883;
+    const int32_t x = wrap_add(a, 1 << 28); /* a + 1/8 */
+    const int32_t x2 = mul(x, x), x3 = mul(x2, x), x4 = mul(x2, x2);
+    const int32_t x4_over_4 = tp_tfl_mul_by_pot(x4, -2);
+    const int32_t terms = tp_tfl_mul_by_pot(wrap_add(mul(wrap_add(x4_over_4, x3), one_third), x2), -1);
+    return wrap_add(exp_minus_one_eighth, mul(exp_minus_one_eighth, wrap_add(x, terms)));
+}
+
+int32_t tp_tfl_exp_on_negative_values(int32_t a, int integer_bits)
+{
+    const int fractional_bits = 31 - integer_bits;
+    const int32_t one_quarter = (int32_t)1 << (fractional_bits - 2);
+    const int32_t mod_quarter_minus_quarter = wrap_sub(a & (one_quarter - 1), one_quarter);
+    int32_t result = exp_on_quarter_interval(tp_tfl_mul_by_pot(mod_quarter_minus_quarter, integer_bits));
+    const int32_t remainder = wrap_sub(mod_quarter_minus_quarter, a);
+    /* exp(-2^k) for k = -2 .. 4, applied for each bit of the remainder */
+    static const int32_t factors[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+    for (int k = -2; k <= 4; k++)
+        if (integer_bits > k && (remainder & ((int32_t)1 << (fractional_bits + k))))
+            result = mul(result, factors[k + 2]);
+    if (integer_bits > 5 && a < -((int32_t)1 << (36 - integer_bits)))
+        result = 0; /* below -32 */
+    return a == 0 ? INT32_MAX : result;
+}
+
+/* Three Newton-Raphson steps for 1 / d where d = (1 + x) / 2 is in
+ * [1/2, 1): returns the estimate of 1 / d in Q2. */
+static int32_t reciprocal_of_half_denominator(int32_t half_denominator)
+{
+    const int32_t c48_17 = 1515870810, c_neg32_17 = -1010580540, one_q2 = 1 << 29;
+    int32_t x = wrap_add(c48_17, mul(half_denominator, c_neg32_17));
+    for (int i = 0; i < 3; i++) {
+        const int32_t one_minus_dx = wrap_sub(one_q2, mul(half_denominator, x));
+        x = wrap_add(x, tp_tfl_mul_by_pot(mul(x, one_minus_dx), 2));
+    }
+    return x;
+}
+
+/* gemmlowp's RoundingHalfSum: (a + b) / 2 rounded half away from zero. */
+static int32_t rounding_half_sum(int32_t a, int32_t b)
+{
+    const int64_t sum = (int64_t)a + b;
+    return (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+}
+
+int32_t tp_tfl_one_over_one_plus_x(int32_t x)
+{
+    /* 1 / (1 + x) = (1 / d) / 2: the Q2 estimate read as Q1, then to Q0 */
+    return tp_tfl_mul_by_pot(reciprocal_of_half_denominator(rounding_half_sum(x, INT32_MAX)), 1);
+}
+
+/* (1 - x) / (1 + x) for x in [0, 1), as Q0. */
+static int32_t one_minus_x_over_one_plus_x(int32_t x)
+{
+    const int32_t estimate = reciprocal_of_half_denominator(rounding_half_sum(x, INT32_MAX));
+    return tp_tfl_mul_by_pot(wrap_sub(estimate, 1 << 29), 2);
+}
+
+int32_t tp_tfl_logistic(int32_t a, int integer_bits)
+{
+    if (a == 0)
+        return 1 << 30;
+    const int32_t magnitude = a > 0 ? a : wrap_sub(0, a);
+    const int32_t of_positive =
+        tp_tfl_one_over_one_plus_x(tp_tfl_exp_on_negative_values(wrap_sub(0, magnitude), integer_bits));
+    return a > 0 ? of_positive : wrap_sub(INT32_MAX, of_positive);
+}
+
+int32_t tp_tfl_tanh(int32_t a, int integer_bits)
+{
+    if (a == 0)
+        return 0;
+    const int32_t non_positive = a < 0 ? a : wrap_sub(0, a);
+    /* tanh(|a|) = (1 - exp(-2|a|)) / (1 + exp(-2|a|)); the raw value of
+     * -|a| read with one more integer bit is -2|a| */
+    const int32_t t = one_minus_x_over_one_plus_x(tp_tfl_exp_on_negative_values(non_positive, integer_bits + 1));
+    return a < 0 ? wrap_sub(0, t) : t;
+}
+
+int32_t tp_tfl_reciprocal(int32_t x, int integer_digits, int *bits_over_unit)
+{
+    const int headroom_plus_one = tp_tfl_leading_zeros((uint32_t)x);
+    *bits_over_unit = integer_digits - headroom_plus_one;
+    const uint32_t shifted = (uint32_t)((uint64_t)(uint32_t)x << headroom_plus_one);
+    return tp_tfl_one_over_one_plus_x((int32_t)(shifted - (UINT32_C(1) << 31)));
+}
+
+int32_t tp_tfl_input_radius(int integer_bits, int left_shift, int total_bits)
+{
+    const double max_rescaled = ldexp((double)((1 << integer_bits) - 1), total_bits - integer_bits - left_shift);
+    return max_rescaled >= (double)INT32_MAX ? INT32_MAX : (int32_t)floor(max_rescaled);
 }

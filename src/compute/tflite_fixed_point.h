@@ -64,6 +64,49 @@ static inline int32_t tp_tfl_multiply(int32_t x, tp_tfl_multiplier m)
     return tp_tfl_rounding_divide_by_pot(tp_tfl_rounding_doubling_high_mul(shifted, m.mantissa), right);
 }
 
+/* ---- gemmlowp's fixed-point functions (the exp, logistic and tanh of
+ * TFLite's softmax, LOGISTIC and TANH kernels). A value with k integer
+ * bits ("Qk") is an int32 raw r standing for r / 2^(31 - k); Q0 holds
+ * [-1, 1) and its "one" is INT32_MAX. Additions wrap as TFLite's builds
+ * do (they never overflow on the ranges these functions are used on). */
+
+/* gemmlowp's SaturatingRoundingMultiplyByPOT: x * 2^exponent, a left shift
+ * saturated to the int32 range (exponent > 0) or the rounding right shift
+ * (exponent < 0); |exponent| <= 31. Also Rescale between formats. */
+static inline int32_t tp_tfl_mul_by_pot(int32_t x, int exponent)
+{
+    if (exponent <= 0)
+        return tp_tfl_rounding_divide_by_pot(x, -exponent);
+    const int64_t shifted = (int64_t)x * ((int64_t)1 << exponent);
+    return shifted > INT32_MAX ? INT32_MAX : shifted < INT32_MIN ? INT32_MIN : (int32_t)shifted;
+}
+
+/* The leading zero bits of x (32 for 0). */
+static inline int tp_tfl_leading_zeros(uint32_t x) { return x ? __builtin_clz(x) : 32; }
+
+/* exp(a) for a <= 0 given with integer_bits (0..30), as Q0 (gemmlowp's
+ * exp_on_negative_values: a polynomial on [-1/4, 0) and a barrel of
+ * exp(-2^k) factors; exp(0) is one, below -32 zero). */
+int32_t tp_tfl_exp_on_negative_values(int32_t a, int integer_bits);
+
+/* 1 / (1 + x) for x in [0, 1) as Q0, by three Newton-Raphson steps
+ * (gemmlowp's one_over_one_plus_x_for_x_in_0_1). */
+int32_t tp_tfl_one_over_one_plus_x(int32_t x);
+
+/* The logistic and tanh of a (integer_bits 0..29), as Q0. */
+int32_t tp_tfl_logistic(int32_t a, int integer_bits);
+int32_t tp_tfl_tanh(int32_t a, int integer_bits);
+
+/* TFLite's GetReciprocal: 1 / x for x > 0 given with integer_digits, as a
+ * Q0 mantissa of 1 / (x scaled to [1, 2)) and, in *bits_over_unit, the
+ * power of two the caller shifts the result right by to undo the scaling. */
+int32_t tp_tfl_reciprocal(int32_t x, int integer_digits, int *bits_over_unit);
+
+/* TFLite's CalculateInputRadius: the largest input difference whose
+ * rescaled value (by a multiplier with this left shift) still fits
+ * integer_bits of total_bits: floor((2^ib - 1) * 2^(tb - ib) / 2^shift). */
+int32_t tp_tfl_input_radius(int integer_bits, int left_shift, int total_bits);
+
 /* The fused activations of TFLite's schema (ActivationFunctionType). */
 typedef enum tp_tfl_activation {
     TP_TFL_ACT_NONE = 0,

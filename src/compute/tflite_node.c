@@ -91,3 +91,37 @@ tfpi_code tp_tfl_activation_of(tp_op_ctx *ctx, tp_tfl_activation *act)
         }
     return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "unknown fused_activation_function '%s'", name);
 }
+
+tfpi_code tp_tfl_qparams_of(tp_op_ctx *ctx, const char *role, int i, tp_tfl_qparams *q)
+{
+    const bool input = strcmp(role, "in") == 0;
+    const tfpi_dtype dtype = input ? ctx->inputs[i]->dtype : ctx->outputs[i].dtype;
+    if (dtype != TFPI_UINT8 && dtype != TFPI_INT8 && dtype != TFPI_INT16)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "%s %d is %s; quantized tensors are uint8, int8 or int16",
+                       input ? "input" : "output", i, tfpi_dtype_name(dtype));
+    tp_tfl_quant quant;
+    tfpi_code code = tp_tfl_expect_per_tensor(ctx, role, i, &quant);
+    if (code != TFPI_OK)
+        return code;
+    *q = (tp_tfl_qparams){quant.scale[0], (int32_t)quant.zero_point[0], 0, 0};
+    tp_tfl_code_range(dtype, &q->qmin, &q->qmax);
+    if (dtype == TFPI_INT16 && q->zero_point != 0)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s %d is int16 with zero point %d; int16 tensors have 0",
+                       input ? "input" : "output", i, (int)q->zero_point);
+    return TFPI_OK;
+}
+
+tfpi_dtype tp_tfl_output_dtype(const tp_op_ctx *ctx)
+{
+    const tfpi_dtype fallback = ctx->num_inputs > 0 ? ctx->inputs[0]->dtype : TFPI_FLOAT;
+    return tp_attr_type(ctx->def, "T", fallback);
+}
+
+tfpi_code tp_tfl_expect_8bit(tp_op_ctx *ctx, int i, bool float_too)
+{
+    const tfpi_dtype dtype = ctx->inputs[i]->dtype;
+    if (dtype == TFPI_UINT8 || dtype == TFPI_INT8 || (float_too && dtype == TFPI_FLOAT))
+        return TFPI_OK;
+    return tp_fail(ctx, TFPI_UNIMPLEMENTED, "input %d is %s; this kernel handles uint8, int8%s", i,
+                   tfpi_dtype_name(dtype), float_too ? " and float" : "");
+}

@@ -78,4 +78,24 @@ tfpi_code tp_tfl_activation_of(tp_op_ctx *ctx, tp_tfl_activation *act);
  * int32); false for any other. */
 bool tp_tfl_code_range(tfpi_dtype dtype, int32_t *qmin, int32_t *qmax);
 
+/* A tensor quantized per tensor, as a kernel of 8-bit (or 16-bit) codes
+ * uses it: its scale, zero point and the codes of its dtype. */
+typedef struct tp_tfl_qparams {
+    float scale;
+    int32_t zero_point;
+    int32_t qmin, qmax;
+} tp_tfl_qparams;
+
+/* Input i ("in") or output i ("out", whose dtype is set already) as a
+ * uint8, int8 or int16 tensor quantized per tensor (int16: zero point 0):
+ * an error naming the tensor otherwise. */
+tfpi_code tp_tfl_qparams_of(tp_op_ctx *ctx, const char *role, int i, tp_tfl_qparams *q);
+
+/* The dtype of output 0: the node's "T", or input 0's if it has none. */
+tfpi_dtype tp_tfl_output_dtype(const tp_op_ctx *ctx);
+
+/* Input i's dtype is one the kernel handles: uint8 or int8 (or float
+ * where float_too); an error naming the input otherwise. */
+tfpi_code tp_tfl_expect_8bit(tp_op_ctx *ctx, int i, bool float_too);
+
 #endif

@@ -103,6 +103,9 @@ enum {
     /* Assigns variables (AssignVariableOp): a plan with one runs on the
      * dynamic executor and its variables are not frozen. */
     TP_WRITES_VARIABLES = 1 << 5,
+    /* A TensorFlow Lite operator (compute/tflite_node.h): its "T" gives
+     * output 0's dtype, which need not be input 0's (QUANTIZE). */
+    TP_TFLITE_OP = 1 << 6,
 };
 /* An op with a fixed number of outputs other than one declares it in its
  * flags: TP_OUTPUTS(3) for QuantizedConv2D, TP_OUTPUTS(0) for NoOp. Ops
@@ -144,8 +147,9 @@ const char *tp_kernel_file_for_op(const char *op);
  * ops whose count is an attribute). */
 int tp_op_output_count(const Tfpi__NodeDef *def, const tp_kernel *kernel);
 /* Attribute kinds, N against the inputs, T / SrcT / dtype against the
- * input types, no inputs into a Const; runs before the kernel's prepare. */
-tfpi_code tp_check_node_signature(tp_op_ctx *ctx);
+ * input types (not T of a TP_TFLITE_OP kernel), no inputs into a Const;
+ * runs before the kernel's prepare. */
+tfpi_code tp_check_node_signature(tp_op_ctx *ctx, const tp_kernel *kernel);
 /* Prepares kernel on ctx after those checks: how every executor prepares. */
 tfpi_code tp_kernel_prepare(const tp_kernel *kernel, tp_op_ctx *ctx);
 

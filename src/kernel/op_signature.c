@@ -128,8 +128,10 @@ static tfpi_code check_type_attr(tp_op_ctx *ctx, const char *name, int first, in
     return TFPI_OK;
 }
 
-static tfpi_code check_typed_inputs(tp_op_ctx *ctx)
+static tfpi_code check_typed_inputs(tp_op_ctx *ctx, const tp_kernel *kernel)
 {
+    if (kernel->flags & TP_TFLITE_OP)
+        return TFPI_OK;
     bool listed = false;
     tfpi_code code = TFPI_OK;
     for (size_t k = 0; k < sizeof typed_inputs / sizeof typed_inputs[0] && code == TFPI_OK; k++)
@@ -142,7 +144,7 @@ static tfpi_code check_typed_inputs(tp_op_ctx *ctx)
     return code;
 }
 
-tfpi_code tp_check_node_signature(tp_op_ctx *ctx)
+tfpi_code tp_check_node_signature(tp_op_ctx *ctx, const tp_kernel *kernel)
 {
     tfpi_code code = check_attr_kinds(ctx);
     if (code != TFPI_OK)
@@ -154,7 +156,7 @@ tfpi_code tp_check_node_signature(tp_op_ctx *ctx)
                        (long long)n->i, counted);
     if (!strcmp(ctx->def->op, "Const") && ctx->num_inputs > 0)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "a Const takes no data input, has %d", ctx->num_inputs);
-    if ((code = check_typed_inputs(ctx)) != TFPI_OK)
+    if ((code = check_typed_inputs(ctx, kernel)) != TFPI_OK)
         return code;
     if (!strcmp(ctx->def->op, "PlaceholderWithDefault") && (code = check_type_attr(ctx, "dtype", 0, 0)) != TFPI_OK)
         return code;
@@ -163,6 +165,6 @@ tfpi_code tp_check_node_signature(tp_op_ctx *ctx)
 
 tfpi_code tp_kernel_prepare(const tp_kernel *kernel, tp_op_ctx *ctx)
 {
-    tfpi_code code = tp_check_node_signature(ctx);
+    tfpi_code code = tp_check_node_signature(ctx, kernel);
     return code == TFPI_OK ? kernel->prepare(ctx) : code;
 }

@@ -4,7 +4,12 @@
  * code): mantissas and shifts of real factors, the doubling high multiply's
  * ties (toward +infinity), the rounding shift's ties (away from zero),
  * negative values, large and flushed shifts, the 32-bit wrap of TFLite's
- * left shift, and the clamps of fused activations. */
+ * left shift, and the clamps of fused activations; and gemmlowp's
+ * fixed-point exp, 1 / (1 + x), logistic and tanh against values from the
+ * numpy re-implementation in tests/cli/tflite_int_rules.py (written from
+ * gemmlowp's definitions; the test_tflite_ops CLI test compares the ops
+ * built on them over whole input ranges), plus their accuracy against libm
+ * over a sweep of inputs. */
 #include <math.h>
 
 #include "check.h"
@@ -92,10 +97,61 @@ static void test_activation_range(void)
     CHECK(tp_tfl_activation_range_float(TP_TFL_ACT_NONE, &flo, &fhi) && isinf(flo) && isinf(fhi));
 }
 
+static void test_fixed_point_functions(void)
+{
+    /* tflite_int_rules.py: exp_on_negative_values(a, 5), logistic(a, 4),
+     * tanh(a, 4), then logistic and tanh of -a */
+    static const struct {
+        int32_t a, exp5, logistic4, tanh4, logistic_neg, tanh_neg;
+    } cases[] = {
+        {-1, 2147483124, 1073741699, -260, 1073741948, 260},
+        {-12345, 2147088157, 1073692321, -197756, 1073791326, 197756},
+        {-67108864, 790015308, 810762557, -992388804, 1336721090, 992388804}, /* -1 in Q5, -1/2 in Q4 */
+        {-268435463, 39332522, 255986261, -2070233492, 1891497386, 2070233492},
+        {-2000000000, 0, 723, -2147483647, 2147482924, 2147483647}, /* exp below -32 is 0 */
+        {0, INT32_MAX, 1 << 30, 0, 1 << 30, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int32_t a = cases[i].a;
+        CHECK_EQ_INT(tp_tfl_exp_on_negative_values(a, 5), cases[i].exp5);
+        CHECK_EQ_INT(tp_tfl_logistic(a, 4), cases[i].logistic4);
+        CHECK_EQ_INT(tp_tfl_tanh(a, 4), cases[i].tanh4);
+        CHECK_EQ_INT(tp_tfl_logistic(-a, 4), cases[i].logistic_neg);
+        CHECK_EQ_INT(tp_tfl_tanh(-a, 4), cases[i].tanh_neg);
+    }
+    static const int32_t x[][2] = {{0, INT32_MAX}, {1, INT32_MAX}, {1 << 30, 1431655762},
+                                   {2000000000, 1111923858}, {123456789, 2030738432}};
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        CHECK_EQ_INT(tp_tfl_one_over_one_plus_x(x[i][0]), x[i][1]);
+    int bits;
+    CHECK_EQ_INT(tp_tfl_reciprocal(1 << 19, 12, &bits), INT32_MAX);
+    CHECK_EQ_INT(bits, 0);
+    CHECK_EQ_INT(tp_tfl_reciprocal(123456789, 12, &bits), 1167333038);
+    CHECK_EQ_INT(bits, 7);
+    /* accuracy over sweeps (the bounds hold with a margin of 2-10x) */
+    double worst_exp = 0, worst_logistic = 0, worst_tanh = 0;
+    for (int64_t a = -(INT64_C(1) << 31) + 1; a < (INT64_C(1) << 31); a += 99999989) {
+        const double real = (double)a / (1 << 27);
+        if (a <= 0)
+            worst_exp = fmax(worst_exp, fabs(tp_tfl_exp_on_negative_values((int32_t)a, 4) / 0x1p31 - exp(real)));
+        worst_logistic = fmax(worst_logistic, fabs(tp_tfl_logistic((int32_t)a, 4) / 0x1p31 - 1 / (1 + exp(-real))));
+        worst_tanh = fmax(worst_tanh, fabs(tp_tfl_tanh((int32_t)a, 4) / 0x1p31 - tanh(real)));
+    }
+    CHECK_MSG(worst_exp < 1e-6 && worst_logistic < 1e-8 && worst_tanh < 1e-7, "exp %g logistic %g tanh %g",
+              worst_exp, worst_logistic, worst_tanh);
+    CHECK_EQ_INT(tp_tfl_input_radius(5, 26, 31), 31);  /* softmax: 31 * 2^26 / 2^26 */
+    CHECK_EQ_INT(tp_tfl_input_radius(4, 20, 31), 1920); /* 15 * 2^27 / 2^20 */
+    CHECK_EQ_INT(tp_tfl_input_radius(4, -8, 31), INT32_MAX);
+    CHECK_EQ_INT(tp_tfl_mul_by_pot(1 << 29, 2), INT32_MAX);
+    CHECK_EQ_INT(tp_tfl_mul_by_pot(-(1 << 29), 2), INT32_MIN);
+    CHECK_EQ_INT(tp_tfl_mul_by_pot(-5, -1), -3);
+}
+
 int main(void)
 {
     RUN(test_quantize_multiplier);
     RUN(test_multiply);
     RUN(test_activation_range);
+    RUN(test_fixed_point_functions);
     return check_summary();
 }

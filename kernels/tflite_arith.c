@@ -1,0 +1,257 @@
+/* tflite_arith.c - TensorFlow Lite's elementwise operators of two inputs,
+ * numpy-broadcast: ADD, SUB, MUL, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM
+ * on uint8 and int8 tensors quantized per tensor, with the integer rules
+ * of TFLite's reference kernels (tflite-micro: reference/add.h, sub.h,
+ * mul.h, squared_difference.cc, maximum_minimum.h and their Prepare code):
+ *  - ADD / SUB: each input less its zero point, shifted left 20 bits, is
+ *    scaled by its own multiplier (its scale / twice the larger input
+ *    scale); the sum or difference is scaled by twice the larger input
+ *    scale / (2^20 x output scale) and moved to the output's zero point.
+ *  - SQUARED_DIFFERENCE: the same with a left shift of 7 and the squared
+ *    difference scaled by (2 x larger scale)^2 / (2^14 x output scale).
+ *  - MUL: the product of the inputs less their zero points, scaled by
+ *    s1 x s2 / output scale.
+ *  - MAXIMUM / MINIMUM: of the codes themselves (TFLite's converter gives
+ *    inputs and output one quantization).
+ * The fused activation becomes a clamp of the output codes. Each 8-bit
+ * input's scaled value depends on its code alone, so ADD, SUB and
+ * SQUARED_DIFFERENCE look them up in 256-entry tables made while planning.
+ * The float path (fused activations included) serves the float operators
+ * the reader keeps under their TFLite names. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compute/broadcast.h"
+#include "compute/tflite_node.h"
+#include "core/wrapping_int.h"
+
+typedef enum arith_op { OP_ADD, OP_SUB, OP_MUL, OP_SQUARED_DIFFERENCE, OP_MAXIMUM, OP_MINIMUM } arith_op;
+
+typedef struct arith_state {
+    arith_op op;
+    tfpi_dtype dtype;
+    tp_broadcast bc;
+    int32_t act_min, act_max; /* output codes */
+    float fmin, fmax;         /* float outputs */
+    /* ADD, SUB, SQUARED_DIFFERENCE: each code's scaled value */
+    int32_t scaled[2][256];
+    /* MUL: the inputs' offsets (minus their zero points) */
+    int32_t offset[2];
+    tp_tfl_multiplier out_mult;
+    int32_t out_offset;
+} arith_state;
+
+static void arith_release(void *state) { free(state); }
+
+/* The code of an 8-bit tensor's byte (uint8 or int8). */
+static inline int32_t code_of(const uint8_t *p, int64_t i, bool is_signed)
+{
+    return is_signed ? (int32_t)((const int8_t *)p)[i] : (int32_t)p[i];
+}
+
+/* The real factor TFLite quantizes "smaller than one": false (an error
+ * naming `what`) unless 0 < m < 1. */
+static tfpi_code multiplier_below_one(tp_op_ctx *ctx, double m, const char *what, tp_tfl_multiplier *out)
+{
+    if (!(m > 0.0 && m < 1.0) || !tp_tfl_quantize_multiplier(m, out))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "%s %g must lie in (0, 1) (TFLite's rule for this op)", what, m);
+    return TFPI_OK;
+}
+
+/* ADD, SUB, SQUARED_DIFFERENCE: the tables of scaled input values and the
+ * output multiplier. */
+static tfpi_code prepare_additive(tp_op_ctx *ctx, arith_state *s, const tp_tfl_qparams q[2],
+                                  const tp_tfl_qparams *out)
+{
+    const bool squared = s->op == OP_SQUARED_DIFFERENCE;
+    const int left_shift = squared ? 7 : 20;
+    const double twice_max = 2.0 * (double)fmaxf(q[0].scale, q[1].scale);
+    tfpi_code code;
+    if (squared) { /* TFLite quantizes this one without the "below one" rule */
+        const double m = twice_max * twice_max / (double)((float)(1 << (2 * left_shift)) * out->scale);
+        if (!tp_tfl_quantize_multiplier(m, &s->out_mult))
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the output multiplier %g is out of range", m);
+    } else if ((code = multiplier_below_one(ctx, twice_max / ((double)(1 << left_shift) * (double)out->scale),
+                                            "the output multiplier", &s->out_mult)) != TFPI_OK) {
+        return code;
+    }
+    const bool is_signed = ctx->inputs[0]->dtype == TFPI_INT8;
+    for (int k = 0; k < 2; k++) {
+        tp_tfl_multiplier m;
+        if ((code = multiplier_below_one(ctx, (double)q[k].scale / twice_max, "an input multiplier", &m)) != TFPI_OK)
+            return code;
+        for (int b = 0; b < 256; b++) {
+            const int32_t c = is_signed ? (int32_t)(int8_t)b : b;
+            s->scaled[k][b] = tp_tfl_multiply((c - q[k].zero_point) * (1 << left_shift), m);
+        }
+    }
+    s->out_offset = out->zero_point;
+    return TFPI_OK;
+}
+
+static tfpi_code prepare_quantized(tp_op_ctx *ctx, arith_state *s)
+{
+    tp_tfl_qparams q[2], out;
+    tfpi_code code;
+    if ((code = tp_tfl_qparams_of(ctx, "in", 0, &q[0])) != TFPI_OK ||
+        (code = tp_tfl_qparams_of(ctx, "in", 1, &q[1])) != TFPI_OK ||
+        (code = tp_tfl_qparams_of(ctx, "out", 0, &out)) != TFPI_OK)
+        return code;
+    tp_tfl_activation act;
+    if ((code = tp_tfl_activation_of(ctx, &act)) != TFPI_OK)
+        return code;
+    if (!tp_tfl_activation_range(act, out.scale, out.zero_point, out.qmin, out.qmax, &s->act_min, &s->act_max))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "a quantized kernel cannot fuse this activation");
+    switch (s->op) {
+    case OP_ADD:
+    case OP_SUB:
+    case OP_SQUARED_DIFFERENCE:
+        return prepare_additive(ctx, s, q, &out);
+    case OP_MUL: {
+        const double m = (double)q[0].scale * (double)q[1].scale / (double)out.scale;
+        if (!tp_tfl_quantize_multiplier(m, &s->out_mult))
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the output multiplier %g is out of range", m);
+        s->offset[0] = -q[0].zero_point, s->offset[1] = -q[1].zero_point, s->out_offset = out.zero_point;
+        return TFPI_OK;
+    }
+    default: /* MAXIMUM, MINIMUM compare codes */
+        return TFPI_OK;
+    }
+}
+
+static tfpi_code arith_prepare_op(tp_op_ctx *ctx, arith_op op)
+{
+    tfpi_code code;
+    if ((code = tp_expect_inputs(ctx, 2, 2)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, true)) != TFPI_OK)
+        return code;
+    const tfpi_dtype dtype = ctx->inputs[0]->dtype;
+    if (ctx->inputs[1]->dtype != dtype || tp_tfl_output_dtype(ctx) != dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "inputs and output must have one type: %s, %s and %s",
+                       tfpi_dtype_name(dtype), tfpi_dtype_name(ctx->inputs[1]->dtype),
+                       tfpi_dtype_name(tp_tfl_output_dtype(ctx)));
+    arith_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    ctx->state = s;
+    s->op = op, s->dtype = dtype;
+    int ndims;
+    int64_t dims[TFPI_MAX_DIMS];
+    char a[96], b[96];
+    if (!tp_broadcast_init(&s->bc, 2, ctx->inputs, &ndims, dims))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "incompatible shapes %s and %s",
+                       tp_shape_string(ctx->inputs[0], a, sizeof a), tp_shape_string(ctx->inputs[1], b, sizeof b));
+    if ((code = tp_set_output(ctx, 0, dtype, ndims, dims)) != TFPI_OK)
+        return code;
+    if (dtype != TFPI_FLOAT)
+        return prepare_quantized(ctx, s);
+    tp_tfl_activation act;
+    if ((code = tp_tfl_activation_of(ctx, &act)) != TFPI_OK)
+        return code;
+    if (!tp_tfl_activation_range_float(act, &s->fmin, &s->fmax))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "a fused TANH or SIGN_BIT is not a TFLite option of this op");
+    return TFPI_OK;
+}
+
+static int32_t clamp32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* One output code from the inputs' codes x and y. */
+static inline int32_t quantized_value(const arith_state *s, int32_t x, int32_t y, uint8_t bx, uint8_t by)
+{
+    int32_t raw;
+    switch (s->op) {
+    case OP_ADD:
+        raw = tp_tfl_multiply(s->scaled[0][bx] + s->scaled[1][by], s->out_mult) + s->out_offset;
+        break;
+    case OP_SUB:
+        raw = tp_tfl_multiply(s->scaled[0][bx] - s->scaled[1][by], s->out_mult) + s->out_offset;
+        break;
+    case OP_SQUARED_DIFFERENCE: {
+        const int32_t d = s->scaled[0][bx] - s->scaled[1][by];
+        raw = tp_tfl_multiply(d * d, s->out_mult) + s->out_offset;
+        break;
+    }
+    case OP_MUL:
+        raw = tp_tfl_multiply((x + s->offset[0]) * (y + s->offset[1]), s->out_mult) + s->out_offset;
+        break;
+    case OP_MAXIMUM:
+        return x > y ? x : y;
+    default:
+        return x < y ? x : y;
+    }
+    return clamp32(raw, s->act_min, s->act_max);
+}
+
+static inline float float_value(const arith_state *s, float x, float y)
+{
+    float v;
+    switch (s->op) {
+    case OP_ADD: v = x + y; break;
+    case OP_SUB: v = x - y; break;
+    case OP_MUL: v = x * y; break;
+    case OP_SQUARED_DIFFERENCE: v = (x - y) * (x - y); break;
+    case OP_MAXIMUM: return x > y ? x : y;
+    default: return x < y ? x : y;
+    }
+    return v < s->fmin ? s->fmin : v > s->fmax ? s->fmax : v;
+}
+
+typedef struct arith_job {
+    const arith_state *s;
+    const void *x, *y;
+    void *out;
+    int64_t x_step, y_step;
+} arith_job;
+
+static void arith_run_span(void *arg, int64_t out_offset, const int64_t *in_offsets, int64_t length)
+{
+    const arith_job *job = arg;
+    const arith_state *s = job->s;
+    if (s->dtype == TFPI_FLOAT) {
+        const float *x = (const float *)job->x + in_offsets[0], *y = (const float *)job->y + in_offsets[1];
+        float *out = (float *)job->out + out_offset;
+        for (int64_t i = 0; i < length; i++)
+            out[i] = float_value(s, x[i * job->x_step], y[i * job->y_step]);
+        return;
+    }
+    const bool is_signed = s->dtype == TFPI_INT8;
+    const uint8_t *x = (const uint8_t *)job->x + in_offsets[0], *y = (const uint8_t *)job->y + in_offsets[1];
+    uint8_t *out = (uint8_t *)job->out + out_offset;
+    for (int64_t i = 0; i < length; i++) {
+        const int64_t ix = i * job->x_step, iy = i * job->y_step;
+        const int32_t v = quantized_value(s, code_of(x, ix, is_signed), code_of(y, iy, is_signed), x[ix], y[iy]);
+        out[i] = (uint8_t)v; /* the low byte is the int8 code too */
+    }
+}
+
+static void arith_run_range(void *arg, int64_t begin, int64_t end)
+{
+    const arith_job *job = arg;
+    tp_broadcast_walk(&job->s->bc, begin, end, arith_run_span, arg);
+}
+
+static tfpi_code arith_run(tp_op_ctx *ctx)
+{
+    const arith_state *s = ctx->state;
+    arith_job job = {s, ctx->inputs[0]->data, ctx->inputs[1]->data, ctx->outputs[0].data,
+                     s->bc.strides[0][s->bc.ndims - 1], s->bc.strides[1][s->bc.ndims - 1]};
+    tp_parallel_for(ctx->pool, s->bc.num_elements, 16384, arith_run_range, &job);
+    return TFPI_OK;
+}
+
+static tfpi_code add_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_ADD); }
+static tfpi_code sub_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_SUB); }
+static tfpi_code mul_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_MUL); }
+static tfpi_code squared_difference_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_SQUARED_DIFFERENCE); }
+static tfpi_code maximum_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_MAXIMUM); }
+static tfpi_code minimum_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_MINIMUM); }
+
+const tp_kernel tp_kernels_tflite_arith[] = {
+    TP_KERNEL("ADD", add_prepare, arith_run, arith_release, TP_TFLITE_OP),
+    TP_KERNEL("SUB", sub_prepare, arith_run, arith_release, TP_TFLITE_OP),
+    TP_KERNEL("MUL", mul_prepare, arith_run, arith_release, TP_TFLITE_OP),
+    TP_KERNEL("SQUARED_DIFFERENCE", squared_difference_prepare, arith_run, arith_release, TP_TFLITE_OP),
+    TP_KERNEL("MAXIMUM", maximum_prepare, arith_run, arith_release, TP_TFLITE_OP),
+    TP_KERNEL("MINIMUM", minimum_prepare, arith_run, arith_release, TP_TFLITE_OP),
+    TP_KERNELS_END,
+};

@@ -1,0 +1,155 @@
+/* tflite_reduce.c - TensorFlow Lite's MEAN, SUM and REDUCE_MAX on uint8 and
+ * int8 tensors, over the axes of input 1 (int32 or int64, known while
+ * planning; negative axes count from the end, repeats are ignored),
+ * keep_dims as the schema's option. The rules of tflite-micro's
+ * reference (reduce.h QuantizedMeanOrSum, reduce_common.cc):
+ *  - the sum of the codes over the reduced axes, less input zero point x
+ *    count, in int32;
+ *  - SUM: times in_scale / out_scale (TFLite's multiplier and rounding);
+ *  - MEAN: the same multiplier with the division by the count folded in:
+ *    its mantissa shifted left by s = min(floor(log2 count), 32, 31 +
+ *    shift) and divided by the count (truncating), its shift less s;
+ *  - plus the output zero point, clamped to the type's codes;
+ *  - REDUCE_MAX: the largest code (input and output share a quantization).
+ * An empty reduction gives code 0, as TFLite's does. */
+#include <stdlib.h>
+
+#include "compute/tflite_node.h"
+#include "kernel/array_kernel_util.h"
+
+typedef enum reduce_kind { REDUCE_MEAN, REDUCE_SUM, REDUCE_MAX } reduce_kind;
+
+typedef struct reduce_state {
+    reduce_kind kind;
+    bool is_signed;
+    int rank;
+    int64_t in_dims[TFPI_MAX_DIMS];
+    int64_t out_stride[TFPI_MAX_DIMS]; /* per input dim: output elements per step, 0 if reduced */
+    int64_t count;                     /* input elements per output element */
+    int64_t outputs;
+    int32_t in_zero, out_zero, qmin, qmax;
+    tp_tfl_multiplier mult;
+} reduce_state;
+
+static void reduce_release(void *state) { free(state); }
+
+/* The multiplier of MEAN: the division by count folded into m. */
+static tp_tfl_multiplier fold_count(tp_tfl_multiplier m, int64_t count)
+{
+    int s = 63 - __builtin_clzll((unsigned long long)count);
+    s = s < 32 ? s : 32;
+    s = s < 31 + m.shift ? s : 31 + m.shift;
+    return (tp_tfl_multiplier){(int32_t)((((int64_t)m.mantissa) << s) / count), m.shift - s};
+}
+
+static tfpi_code reduce_prepare(tp_op_ctx *ctx, reduce_kind kind)
+{
+    tfpi_code code;
+    if ((code = tp_expect_inputs(ctx, 2, 2)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, false)) != TFPI_OK ||
+        (code = tp_expect_known(ctx, 1)) != TFPI_OK)
+        return code;
+    const tfpi_tensor *in = ctx->inputs[0];
+    int64_t axes[TFPI_MAX_DIMS * 4];
+    int count;
+    if ((code = tp_read_index_values(ctx, 1, "axis", axes, TFPI_MAX_DIMS * 4, &count)) != TFPI_OK)
+        return code;
+    bool reduced[TFPI_MAX_DIMS] = {false};
+    for (int k = 0; k < count; k++) {
+        int axis;
+        if ((code = tp_resolve_axis(ctx, axes[k], in->ndims, "axis", &axis)) != TFPI_OK)
+            return code;
+        reduced[axis] = true;
+    }
+    reduce_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    ctx->state = s;
+    s->kind = kind;
+    s->is_signed = in->dtype == TFPI_INT8;
+    s->rank = in->ndims;
+    const bool keep = tp_attr_bool(ctx->def, "keep_dims", false);
+    int64_t out_dims[TFPI_MAX_DIMS];
+    int out_rank = 0;
+    s->count = 1;
+    s->outputs = 1;
+    for (int d = in->ndims - 1; d >= 0; d--) {
+        s->in_dims[d] = in->dims[d];
+        s->out_stride[d] = reduced[d] ? 0 : s->outputs;
+        if (reduced[d])
+            s->count *= in->dims[d];
+        else
+            s->outputs *= in->dims[d];
+    }
+    for (int d = 0; d < in->ndims; d++)
+        if (!reduced[d] || keep)
+            out_dims[out_rank++] = reduced[d] ? 1 : in->dims[d];
+    if ((code = tp_set_output(ctx, 0, in->dtype, out_rank, out_dims)) != TFPI_OK)
+        return code;
+    tp_tfl_qparams qin, qout;
+    if ((code = tp_tfl_qparams_of(ctx, "in", 0, &qin)) != TFPI_OK ||
+        (code = tp_tfl_qparams_of(ctx, "out", 0, &qout)) != TFPI_OK)
+        return code;
+    if ((code = tp_expect_within_budget(ctx, s->outputs, sizeof(int32_t), "sums")) != TFPI_OK)
+        return code;
+    s->in_zero = qin.zero_point, s->out_zero = qout.zero_point, s->qmin = qout.qmin, s->qmax = qout.qmax;
+    if (kind == REDUCE_MAX) {
+        if (qin.scale != qout.scale || qin.zero_point != qout.zero_point)
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input and output must share one quantization");
+        return TFPI_OK;
+    }
+    const double m = (double)qin.scale / (double)qout.scale;
+    if (!tp_tfl_quantize_multiplier(m, &s->mult))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the multiplier %g (input / output scale) is out of range", m);
+    if (kind == REDUCE_MEAN && s->count > 0)
+        s->mult = fold_count(s->mult, s->count);
+    return TFPI_OK;
+}
+
+static tfpi_code mean_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_MEAN); }
+static tfpi_code sum_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_SUM); }
+static tfpi_code max_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_MAX); }
+
+static tfpi_code reduce_run(tp_op_ctx *ctx)
+{
+    const reduce_state *s = ctx->state;
+    const uint8_t *in = ctx->inputs[0]->data;
+    uint8_t *out = ctx->outputs[0].data;
+    int32_t *acc = malloc(sizeof *acc * (size_t)s->outputs);
+    if (!acc)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    for (int64_t o = 0; o < s->outputs; o++)
+        acc[o] = s->kind == REDUCE_MAX ? INT32_MIN : 0;
+    /* walk the input in order, carrying the output index */
+    int64_t index[TFPI_MAX_DIMS] = {0}, o = 0;
+    const int64_t n = tp_num_elements(ctx->inputs[0]);
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t v = s->is_signed ? (int8_t)in[i] : in[i];
+        acc[o] = s->kind == REDUCE_MAX ? (v > acc[o] ? v : acc[o]) : (int32_t)((uint32_t)acc[o] + (uint32_t)v);
+        for (int d = s->rank - 1; d >= 0; d--) {
+            o += s->out_stride[d];
+            if (++index[d] < s->in_dims[d])
+                break;
+            o -= s->out_stride[d] * s->in_dims[d];
+            index[d] = 0;
+        }
+    }
+    for (int64_t k = 0; k < s->outputs; k++) {
+        int32_t v = 0;
+        if (s->count > 0 && s->kind == REDUCE_MAX) {
+            v = acc[k];
+        } else if (s->count > 0) {
+            const int32_t shifted = (int32_t)((uint32_t)acc[k] - (uint32_t)s->in_zero * (uint32_t)s->count);
+            v = tp_tfl_multiply(shifted, s->mult) + s->out_zero;
+        }
+        out[k] = (uint8_t)(v < s->qmin ? s->qmin : v > s->qmax ? s->qmax : v);
+    }
+    free(acc);
+    return TFPI_OK;
+}
+
+const tp_kernel tp_kernels_tflite_reduce[] = {
+    TP_KERNEL("MEAN", mean_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
+    TP_KERNEL("SUM", sum_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
+    TP_KERNEL("REDUCE_MAX", max_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
+    TP_KERNELS_END,
+};

@@ -1,0 +1,309 @@
+/* test_tflite_ops.c - the kernels of TensorFlow Lite operators
+ * (kernels/tflite_*.c) on hostile nodes: mismatched shapes, scales that are
+ * zero, negative or not finite, zero points outside the type, output
+ * quantizations an op does not define, wrong types, outputs past the memory
+ * budget; each must fail with one error naming the node, never crash.
+ * Their values are checked bit for bit against numpy by
+ * tests/cli/test_tflite_ops.sh; a few hand-worked cases here pin the
+ * rules where a reader can follow them: ADD's left shift and per-input
+ * multipliers, requantizing uint8 <-> int8. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "graph_builder.h"
+#include "op_test.h"
+
+/* q_<role><i>_scale / _zero_point / _dim as the .tflite reader writes them. */
+static void set_quant(Tfpi__NodeDef *n, const char *role, int i, float scale, int64_t zero_point)
+{
+    char key[48];
+    snprintf(key, sizeof key, "q_%s%d_scale", role, i);
+    Tfpi__AttrValue *v = gd_attr_set(n, key);
+    v->value_case = TFPI__ATTR_VALUE__VALUE_LIST;
+    v->list = calloc(1, sizeof *v->list);
+    tfpi__attr_value__list_value__init(v->list);
+    v->list->f = malloc(sizeof *v->list->f);
+    v->list->f[0] = scale;
+    v->list->n_f = 1;
+    snprintf(key, sizeof key, "q_%s%d_zero_point", role, i);
+    gd_attr_set_ints(n, key, &zero_point, 1);
+}
+
+/* x (and y if given) as Consts of dtype, fed into node "out" of op. */
+static Tfpi__NodeDef *tflite_node(gb_graph *g, const char *op, tfpi_dtype dtype, const int64_t *x_dims, int x_ndims,
+                                  const void *x, const int64_t *y_dims, int y_ndims, const void *y)
+{
+    gb_const(g, "x", dtype, x_dims, x_ndims, x);
+    if (y_dims) {
+        gb_const(g, "y", dtype, y_dims, y_ndims, y);
+        return gb_node(g, op, "out", "x", "y", NULL);
+    }
+    return gb_node(g, op, "out", "x", NULL);
+}
+
+static tfpi_tensor *eval(const gb_graph *g) { return op_eval(g, NULL, "out"); }
+
+/* ADD by hand: x scale 0.5 zp 128, y scale 0.25 zp 128, out scale 1 zp 128.
+ * twice the larger scale is 1: x's multiplier 1/2, y's 1/4, the output's
+ * 1 / 2^20. (200 - 128) << 20 = 75497472 -> x 37748736; (100 - 128) << 20
+ * -> y -7340032; sum 30408704 / 2^20 = 29 -> 157. A tie: x 129, y 128:
+ * 2^19 / 2^20 = 0.5 rounds away from zero -> 129; x 127: -0.5 -> 127. */
+static void test_add_by_hand(void)
+{
+    static const uint8_t x[3] = {200, 129, 127}, y[3] = {100, 128, 128}, want[3] = {157, 129, 127};
+    const int64_t dims[1] = {3};
+    gb_graph *g = gb_new();
+    Tfpi__NodeDef *n = tflite_node(g, "ADD", TFPI_UINT8, dims, 1, x, dims, 1, y);
+    set_quant(n, "in", 0, 0.5f, 128);
+    set_quant(n, "in", 1, 0.25f, 128);
+    set_quant(n, "out", 0, 1.0f, 128);
+    CHECK_TENSOR(eval(g), TFPI_UINT8, 1, dims, want);
+    gb_free(g);
+}
+
+/* QUANTIZE uint8 -> int8 at one scale: code - 128; to half the scale: the
+ * difference doubled, clamped. */
+static void test_requantize_by_hand(void)
+{
+    static const uint8_t x[4] = {0, 127, 128, 255};
+    static const int8_t same[4] = {-128, -1, 0, 127}, doubled[4] = {-128, -2, 0, 127};
+    const int64_t dims[1] = {4};
+    for (int k = 0; k < 2; k++) {
+        gb_graph *g = gb_new();
+        Tfpi__NodeDef *n = tflite_node(g, "QUANTIZE", TFPI_UINT8, dims, 1, x, NULL, 0, NULL);
+        gd_attr_set_type(n, "T", TFPI_INT8);
+        set_quant(n, "in", 0, 0.1f, 128);
+        set_quant(n, "out", 0, k ? 0.05f : 0.1f, 0);
+        CHECK_TENSOR(eval(g), TFPI_INT8, 1, dims, k ? doubled : same);
+        gb_free(g);
+    }
+}
+
+/* A binary op on two uint8 Consts whose quantization `bad` spoils. */
+static void expect_binary_fails(const char *op, int bad, const char *fragment)
+{
+    static const uint8_t x[4] = {1, 2, 3, 4};
+    const int64_t dims[1] = {4}, other[1] = {3};
+    gb_graph *g = gb_new();
+    Tfpi__NodeDef *n = tflite_node(g, op, TFPI_UINT8, dims, 1, x, bad == 5 ? other : dims, 1, x);
+    set_quant(n, "in", 0, bad == 0 ? 0.0f : bad == 1 ? NAN : 0.5f, bad == 2 ? 300 : 1);
+    set_quant(n, "in", 1, bad == 3 ? -1.0f : 0.5f, 2);
+    if (bad != 4)
+        set_quant(n, "out", 0, bad == 6 ? INFINITY : 1.0f, 3);
+    if (bad == 7)
+        gd_attr_set_string(n, "fused_activation_function", "SOFTPLUS");
+    if (bad == 8)
+        gd_attr_set_type(n, "T", TFPI_INT8);
+    CHECK_FAILS(g, NULL, "out", "out", fragment);
+    gb_free(g);
+}
+
+static void test_hostile_binary(void)
+{
+    static const char *const ops[] = {"ADD", "SUB", "MUL", "SQUARED_DIFFERENCE"};
+    for (int k = 0; k < 4; k++) {
+        expect_binary_fails(ops[k], 0, "scale 0");
+        expect_binary_fails(ops[k], 1, "scale nan");
+        expect_binary_fails(ops[k], 2, "zero point 300");
+        expect_binary_fails(ops[k], 3, "scale -1");
+        expect_binary_fails(ops[k], 4, "output 0 has no quantization");
+        expect_binary_fails(ops[k], 5, "incompatible shapes [4] and [3]");
+        expect_binary_fails(ops[k], 6, "scale inf");
+        expect_binary_fails(ops[k], 7, "unknown fused_activation_function 'SOFTPLUS'");
+        expect_binary_fails(ops[k], 8, "one type");
+    }
+}
+
+/* An output of 2^40 bytes: over any budget, refused while planning. */
+static void test_output_past_budget(void)
+{
+    uint8_t *x = calloc(1 << 20, 1);
+    const int64_t column[2] = {1 << 20, 1}, row[2] = {1, 1 << 20};
+    gb_graph *g = gb_new();
+    Tfpi__NodeDef *n = tflite_node(g, "ADD", TFPI_UINT8, column, 2, x, row, 2, x);
+    set_quant(n, "in", 0, 0.5f, 0);
+    set_quant(n, "in", 1, 0.5f, 0);
+    set_quant(n, "out", 0, 1.0f, 0);
+    CHECK_FAILS(g, NULL, "out", "out", "memory budget");
+    gb_free(g);
+    free(x);
+}
+
+/* The unary ops: an output quantization they do not define, a float or
+ * int32 input, a quantization per channel where one scale belongs. */
+static void test_hostile_unary(void)
+{
+    static const int8_t x[4] = {-5, 0, 5, 100};
+    const int64_t dims[1] = {4};
+    static const struct {
+        const char *op;
+        float out_scale;
+        int64_t out_zero;
+        const char *fragment;
+    } cases[] = {
+        {"LOGISTIC", 1.0f / 128, -128, "must be scale 0.00390625, zero point -128"},
+        {"TANH", 1.0f / 128, -128, "must be scale 0.0078125, zero point 0"},
+        {"SOFTMAX", 1.0f / 256, 0, "must be scale 0.00390625, zero point -128"},
+        {"QUANTIZE", 0.5f, 128, "zero point 128, outside its type's -128..127"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gb_graph *g = gb_new();
+        Tfpi__NodeDef *n = tflite_node(g, cases[i].op, TFPI_INT8, dims, 1, x, NULL, 0, NULL);
+        set_quant(n, "in", 0, 0.1f, 0);
+        set_quant(n, "out", 0, cases[i].out_scale, cases[i].out_zero);
+        CHECK_FAILS(g, NULL, "out", "out", cases[i].fragment);
+        gb_free(g);
+    }
+    static const int32_t ints[2] = {1, 2};
+    const int64_t two[1] = {2};
+    static const char *const ops[] = {"LOGISTIC", "SOFTMAX", "QUANTIZE", "DEQUANTIZE", "ADD"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        gb_graph *g = gb_new();
+        tflite_node(g, ops[i], TFPI_INT32, two, 1, ints, i == 4 ? two : NULL, 1, ints);
+        CHECK_FAILS(g, NULL, "out", "out", "input 0 is int32");
+        gb_free(g);
+    }
+    /* DEQUANTIZE per channel: three scales for a dimension of four */
+    gb_graph *g = gb_new();
+    Tfpi__NodeDef *n = tflite_node(g, "DEQUANTIZE", TFPI_INT8, dims, 1, x, NULL, 0, NULL);
+    static const int64_t zeros[3] = {0, 0, 0};
+    Tfpi__AttrValue *v = gd_attr_set(n, "q_in0_scale");
+    v->value_case = TFPI__ATTR_VALUE__VALUE_LIST;
+    v->list = calloc(1, sizeof *v->list);
+    tfpi__attr_value__list_value__init(v->list);
+    v->list->f = calloc(3, sizeof *v->list->f);
+    v->list->f[0] = v->list->f[1] = v->list->f[2] = 0.5f;
+    v->list->n_f = 3;
+    gd_attr_set_ints(n, "q_in0_zero_point", zeros, 3);
+    CHECK_FAILS(g, NULL, "out", "out", "3 scales, but dimension 0 of the input has 4 slices");
+    gb_free(g);
+}
+
+/* Pools, reductions and concatenation: geometry and axes from hostile
+ * attributes and inputs. */
+static void test_hostile_windows_and_axes(void)
+{
+    static const int8_t x[16] = {0};
+    const int64_t nhwc[4] = {1, 2, 2, 4}, flat[1] = {16}, two[2] = {4, 4};
+    static const struct {
+        const char *op;
+        int64_t filter, stride, axis, out_zero;
+        const char *fragment;
+    } cases[] = {
+        {"MAX_POOL_2D", 2, 1, 0, 3, "must share one quantization"},
+        {"AVERAGE_POOL_2D", 0, 1, 0, 0, "ksize"},
+        {"AVERAGE_POOL_2D", 2, -3, 0, 0, "strides"},
+        {"MEAN", 0, 0, 7, 0, "axis 7"},
+        {"SUM", 0, 0, -9, 0, "axis -9"},
+        {"CONCATENATION", 0, 0, 5, 0, "axis 5"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", TFPI_INT8, nhwc, 4, x);
+        Tfpi__NodeDef *n;
+        if (!strcmp(cases[i].op, "MEAN") || !strcmp(cases[i].op, "SUM")) {
+            const int32_t axis = (int32_t)cases[i].axis;
+            const int64_t one[1] = {1};
+            gb_const(g, "axis", TFPI_INT32, one, 1, &axis);
+            n = gb_node(g, cases[i].op, "out", "x", "axis", NULL);
+        } else {
+            n = gb_node(g, cases[i].op, "out", "x", NULL);
+            gd_attr_set_int(n, "filter_height", cases[i].filter);
+            gd_attr_set_int(n, "filter_width", cases[i].filter);
+            gd_attr_set_int(n, "stride_h", cases[i].stride);
+            gd_attr_set_int(n, "stride_w", cases[i].stride);
+            gd_attr_set_string(n, "padding", "SAME");
+            gd_attr_set_int(n, "axis", cases[i].axis);
+        }
+        set_quant(n, "in", 0, 0.5f, 0);
+        set_quant(n, "out", 0, 0.5f, cases[i].out_zero);
+        CHECK_FAILS(g, NULL, "out", "out", cases[i].fragment);
+        gb_free(g);
+    }
+    /* CONCATENATION of [16] and [4, 4] */
+    gb_graph *g = gb_new();
+    gb_const(g, "x", TFPI_INT8, flat, 1, x);
+    gb_const(g, "y", TFPI_INT8, two, 2, x);
+    Tfpi__NodeDef *n = gb_node(g, "CONCATENATION", "out", "x", "y", NULL);
+    set_quant(n, "in", 0, 0.5f, 0);
+    set_quant(n, "in", 1, 0.5f, 0);
+    set_quant(n, "out", 0, 0.5f, 0);
+    CHECK_FAILS(g, NULL, "out", "out", "input 1 int8 [4,4] does not match input 0 int8 [16]");
+    gb_free(g);
+}
+
+/* TFLite_Detection_PostProcess: options missing or out of range, inputs
+ * of the wrong shapes, an anchor of negative height, outputs past the
+ * memory budget. */
+static void test_hostile_detection(void)
+{
+    static const float enc[8] = {0}, scores[6] = {0.9f, 0.1f, 0.2f, 0.8f, 0.5f, 0.5f};
+    static const float anchors[8] = {0.5f, 0.5f, 0.2f, 0.2f, 0.5f, 0.5f, -0.2f, 0.2f};
+    const int64_t enc_dims[3] = {1, 2, 4}, score_dims[3] = {1, 2, 3}, anchor_dims[2] = {2, 4};
+    static const struct {
+        const char *drop;  /* option left out */
+        const char *set;   /* option set to value */
+        double value;
+        const char *fragment;
+    } cases[] = {
+        {"num_classes", NULL, 0, "option num_classes is missing"},
+        {NULL, "nms_iou_threshold", 0.0, "nms_iou_threshold = 0 must lie in (0, 1]"},
+        {NULL, "max_detections", -1, "max_detections = -1 is not a count"},
+        {NULL, "num_classes", 5, "scores have 3 classes for num_classes 5"},
+        {NULL, "y_scale", INFINITY, "option y_scale is inf"},
+        {NULL, "max_detections", 1 << 24, "too large"}, /* with max_classes 2^24: 2^48 rows */
+        {NULL, "nms_score_threshold", 0.0, "box 1 decodes to"},
+    };
+    static const char *const options[] = {"max_detections", "max_classes_per_detection", "num_classes",
+                                          "nms_score_threshold", "nms_iou_threshold", "y_scale", "x_scale",
+                                          "h_scale", "w_scale"};
+    static const double defaults[] = {3, 1, 2, 0.3, 0.5, 10, 10, 5, 5};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "e", TFPI_FLOAT, enc_dims, 3, enc);
+        gb_const(g, "s", TFPI_FLOAT, score_dims, 3, scores);
+        gb_const(g, "a", TFPI_FLOAT, anchor_dims, 2, anchors);
+        Tfpi__NodeDef *n = gb_node(g, "TFLite_Detection_PostProcess", "out", "e", "s", "a", NULL);
+        for (int k = 0; k < 9; k++) {
+            double v = defaults[k];
+            if (cases[i].drop && !strcmp(cases[i].drop, options[k]))
+                continue;
+            if (cases[i].set && !strcmp(cases[i].set, options[k]))
+                v = cases[i].value;
+            if (!strcmp(cases[i].fragment, "too large") && k == 1)
+                v = 1 << 24;
+            if (k <= 2)
+                gd_attr_set_int(n, options[k], (int64_t)v);
+            else
+                gd_attr_set_float(n, options[k], (float)v);
+        }
+        CHECK_FAILS(g, NULL, "out", "out", cases[i].fragment);
+        gb_free(g);
+    }
+    /* wrong shapes: anchors [2, 3] */
+    gb_graph *g = gb_new();
+    gb_const(g, "e", TFPI_FLOAT, enc_dims, 3, enc);
+    gb_const(g, "s", TFPI_FLOAT, score_dims, 3, scores);
+    const int64_t bad_anchor_dims[2] = {2, 3};
+    gb_const(g, "a", TFPI_FLOAT, bad_anchor_dims, 2, anchors);
+    Tfpi__NodeDef *n = gb_node(g, "TFLite_Detection_PostProcess", "out", "e", "s", "a", NULL);
+    for (int k = 0; k < 9; k++)
+        k <= 2 ? gd_attr_set_int(n, options[k], (int64_t)defaults[k])
+               : gd_attr_set_float(n, options[k], (float)defaults[k]);
+    CHECK_FAILS(g, NULL, "out", "out", "anchors [boxes, 4], not [1,2,4], [1,2,3] and [2,3]");
+    gb_free(g);
+}
+
+int main(void)
+{
+    RUN(test_add_by_hand);
+    RUN(test_requantize_by_hand);
+    RUN(test_hostile_binary);
+    RUN(test_output_past_budget);
+    RUN(test_hostile_unary);
+    RUN(test_hostile_windows_and_axes);
+    RUN(test_hostile_detection);
+    return check_summary();
+}
