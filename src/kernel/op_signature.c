@@ -128,9 +128,16 @@ static tfpi_code check_type_attr(tp_op_ctx *ctx, const char *name, int first, in
     return TFPI_OK;
 }
 
+/* A TFLite operator's node (it has a builtin_code; compute/tflite_node.h):
+ * its T gives output 0's type, not an input's. */
+static bool is_tflite_operator(const Tfpi__NodeDef *def)
+{
+    return tp_attr(def, "builtin_code") != NULL;
+}
+
 static tfpi_code check_typed_inputs(tp_op_ctx *ctx)
 {
-    bool listed = false;
+    bool listed = is_tflite_operator(ctx->def);
     tfpi_code code = TFPI_OK;
     for (size_t k = 0; k < sizeof typed_inputs / sizeof typed_inputs[0] && code == TFPI_OK; k++)
         if (!strcmp(ctx->def->op, typed_inputs[k].op)) {
