@@ -191,6 +191,7 @@ Tfpi__AttrValue *tp_attr_new_string(const char *s)
     }
     if (v) {
         memcpy(v->s.data, s, len);
+        v->s.data[len] = 0; /* so a reader may use it as a C string */
         v->s.len = len;
     }
     return v;

@@ -20,9 +20,10 @@ tfpi_code tp_fb_fail(tp_fb *fb, const tp_fb_table *t, const char *field, tfpi_co
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
-    return tfpi_status_set(fb->status, code, "%s: %s%s%s: %s%s%s%s", fb->source, t && t->type ? t->type : "",
-                           t && t->type && field ? "." : "", field ? field : "", message,
-                           fb->where[0] ? " (" : "", fb->where, fb->where[0] ? ")" : "");
+    const char *type = t && t->type ? t->type : "";
+    return tfpi_status_set(fb->status, code, "%s: %s%s%s%s%s%s%s%s", fb->source, type, *type && field ? "." : "",
+                           field ? field : "", *type || field ? ": " : "", message, fb->where[0] ? " (" : "",
+                           fb->where, fb->where[0] ? ")" : "");
 }
 
 static uint64_t read_le(const uint8_t *p, int bytes)
@@ -81,7 +82,7 @@ tfpi_code tp_fb_root(tp_fb *fb, const char *identifier, const char *type, tp_fb_
     if (pos < 4)
         return tfpi_status_set(fb->status, TFPI_INVALID_ARGUMENT, "%s: the root offset %zu points into the header",
                                fb->source, pos);
-    return tp_fb_table_at(fb, pos, 0, NULL, "root", type, root);
+    return tp_fb_table_at(fb, pos, 0, NULL, NULL, type, root);
 }
 
 /* The field's offset in the table (0: absent). */

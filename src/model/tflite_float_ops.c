@@ -37,6 +37,9 @@ static Tfpi__NodeDef *step(chain *c, const char *suffix, const char *op, const c
     Tfpi__NodeDef *def = tp_tfl_emit(x, name, op, inputs, n);
     if (def && T && !tp_tfl_attr(x, def, "T", tp_attr_new_type(T)))
         return NULL;
+    /* what benchmark_model's per-op stats call it (run/profile.c) */
+    if (def && !tp_tfl_attr(x, def, "tflite_operator", tp_attr_new_string(tp_tfl_op_name(c->o))))
+        return NULL;
     if (def)
         c->cur = def->name;
     return def;

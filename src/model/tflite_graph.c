@@ -11,6 +11,7 @@
 
 #include "graph/node_def.h"
 #include "model/flexbuffer.h"
+#include "model/tflite_functions.h"
 #include "model/tflite_options.h"
 
 static tfpi_code oom(tp_tfl_translator *x)
@@ -79,6 +80,8 @@ const char *tp_tfl_fresh_name(tp_tfl_translator *x, const char *base, const char
  * suffix, every character TensorFlow does not allow made '_'. */
 static const char *tensor_node_name(tp_tfl_translator *x, int32_t t)
 {
+    if (x->reserved[t]) /* a subgraph output's, taken first */
+        return x->reserved[t];
     const char *name = x->g->tensors[t].name;
     size_t len = strcspn(name, ";");
     const char *colon = memchr(name, ':', len);
@@ -98,7 +101,40 @@ static const char *tensor_node_name(tp_tfl_translator *x, int32_t t)
     return unique(x, at ? buf : "tensor");
 }
 
+/* True if tensor t's own name is "node:k" (or "node" for k = 0). */
+static bool named_as_output(const tp_tfl_translator *x, int32_t t, const char *node, int k)
+{
+    const char *name = x->g->tensors[t].name;
+    size_t n = strlen(node);
+    if (strncmp(name, node, n) != 0)
+        return false;
+    if (name[n] == 0)
+        return k == 0;
+    char *end;
+    return name[n] == ':' && strtol(name + n + 1, &end, 10) == k && *end == 0 && end > name + n + 1;
+}
+
+static tfpi_code record_output(tp_tfl_translator *x, int32_t t, const char *node, int k);
+
 tfpi_code tp_tfl_set_output(tp_tfl_translator *x, int32_t t, const char *node, int k)
+{
+    if (k == 0 || named_as_output(x, t, node, k))
+        return record_output(x, t, node, k);
+    /* Output k of a node named after output 0: an Identity named after
+     * tensor t too, so a feed or fetch by its own name finds it. */
+    char input[300];
+    snprintf(input, sizeof input, "%s:%d", node, k);
+    const char *name = x->tensor_names[t] ? NULL : tensor_node_name(x, t);
+    Tfpi__NodeDef *def = name ? tp_tfl_emit(x, name, "Identity", (const char *[]){input}, 1) : NULL;
+    if (x->tensor_names[t])
+        return record_output(x, t, node, k); /* reports the second writer */
+    if (!def || !tp_tfl_attr(x, def, "T", tp_attr_new_type(x->g->tensors[t].dtype ? x->g->tensors[t].dtype
+                                                                                   : TFPI_FLOAT)))
+        return x->status->code ? x->status->code : oom(x);
+    return record_output(x, t, name, 0);
+}
+
+static tfpi_code record_output(tp_tfl_translator *x, int32_t t, const char *node, int k)
 {
     if (x->tensor_names[t])
         return tfpi_status_set(x->status, TFPI_INVALID_ARGUMENT,
@@ -388,22 +424,50 @@ static tfpi_code translate_operator(tp_tfl_translator *x, int index)
                                x->source);
     if (!(o.name = tensor_node_name(x, op->outputs[0])))
         return oom(x);
+    if (o.builtin == TP_TFL_OP_WHILE || o.builtin == TP_TFL_OP_IF || o.builtin == TP_TFL_OP_CALL_ONCE ||
+        o.builtin == TP_TFL_OP_CALL)
+        return tp_tfl_call_node(&o);
     bool handled = false;
     tfpi_code code = tp_tfl_float_op(&o, &handled);
     return code != TFPI_OK || handled ? code : builtin_node(&o);
 }
 
-tfpi_code tp_tfl_translate(tp_tfl_translator *x, const tp_tfl_model *m, int subgraph, const char *source,
+/* A function body's input i: the argument "arg<i>". */
+static tfpi_code argument(tp_tfl_translator *x, int i)
+{
+    char name[24];
+    bool out_of_memory;
+    snprintf(name, sizeof name, "arg%d", i);
+    char *taken = strdup(name);
+    int32_t t = x->g->inputs[i];
+    if (!taken || !take_name(x, taken, &out_of_memory)) {
+        free(taken);
+        return oom(x);
+    }
+    if (x->tensor_names[t])
+        return tfpi_status_set(x->status, TFPI_INVALID_ARGUMENT, "%s: tensor %d is input to the subgraph twice",
+                               x->source, t);
+    return (x->tensor_names[t] = strdup(name)) ? TFPI_OK : oom(x);
+}
+
+static tfpi_code translate(tp_tfl_translator *x, const tp_tfl_model *m, int subgraph, bool body, const char *source,
                            tfpi_status *status)
 {
     *x = (tp_tfl_translator){.m = m, .g = &m->subgraphs[subgraph], .source = source, .status = status};
     const tp_tfl_subgraph *g = x->g;
     if (!(x->tensor_names = calloc((size_t)g->num_tensors + 1, sizeof *x->tensor_names)) ||
+        !(x->reserved = calloc((size_t)g->num_tensors + 1, sizeof *x->reserved)) ||
         !tp_name_map_init(&x->taken, (size_t)g->num_tensors * 2 + 16))
         return oom(x);
     tfpi_code code = TFPI_OK;
+    /* The subgraph's inputs and outputs get their tensors' own names first. */
     for (int i = 0; i < g->num_inputs && code == TFPI_OK; i++)
-        code = placeholder(x, g->inputs[i]);
+        code = body ? argument(x, i) : placeholder(x, g->inputs[i]);
+    for (int i = 0; i < g->num_outputs && code == TFPI_OK; i++) {
+        int32_t t = g->outputs[i];
+        if (!x->tensor_names[t] && !x->reserved[t] && !(x->reserved[t] = tensor_node_name(x, t)))
+            code = oom(x);
+    }
     for (int i = 0; i < g->num_operators && code == TFPI_OK; i++)
         code = translate_operator(x, i);
     for (int i = 0; i < g->num_outputs && code == TFPI_OK; i++)
@@ -414,12 +478,25 @@ tfpi_code tp_tfl_translate(tp_tfl_translator *x, const tp_tfl_model *m, int subg
     return code;
 }
 
+tfpi_code tp_tfl_translate(tp_tfl_translator *x, const tp_tfl_model *m, int subgraph, const char *source,
+                           tfpi_status *status)
+{
+    return translate(x, m, subgraph, false, source, status);
+}
+
+tfpi_code tp_tfl_translate_body(tp_tfl_translator *x, const tp_tfl_model *m, int subgraph, const char *source,
+                                tfpi_status *status)
+{
+    return translate(x, m, subgraph, true, source, status);
+}
+
 void tp_tfl_translator_free(tp_tfl_translator *x)
 {
     tp_node_list_free(&x->nodes);
     for (int i = 0; x->tensor_names && x->g && i < x->g->num_tensors; i++)
         free(x->tensor_names[i]);
     free(x->tensor_names);
+    free(x->reserved);
     for (size_t i = 0; i < x->num_names; i++)
         free(x->names[i]);
     free(x->names);

@@ -30,6 +30,7 @@ typedef struct tp_tfl_translator {
     const tp_tfl_subgraph *g;
     tp_node_list nodes;
     char **tensor_names; /* per tensor: its graph tensor name, NULL until made */
+    const char **reserved; /* per tensor: the node name kept for it (subgraph outputs) */
     tp_name_map taken;   /* node names in use (keys in `names`) */
     char **names;
     size_t num_names, cap_names;
@@ -51,6 +52,10 @@ typedef struct tp_tfl_op {
  * freed by tp_tfl_translator_free). */
 tfpi_code tp_tfl_translate(tp_tfl_translator *x, const tp_tfl_model *m, int subgraph, const char *source,
                            tfpi_status *status);
+/* The same for a function body (tflite_functions.c): the subgraph's inputs
+ * are the arguments arg0, arg1, ... instead of Placeholders. */
+tfpi_code tp_tfl_translate_body(tp_tfl_translator *x, const tp_tfl_model *m, int subgraph, const char *source,
+                                tfpi_status *status);
 void tp_tfl_translator_free(tp_tfl_translator *x);
 
 /* ---- used by the operator translations ---- */

@@ -11,6 +11,8 @@
 
 #include "graph/memmapped.h"
 #include "graph/model_info.h"
+#include "model/tflite_calls.h"
+#include "model/tflite_functions.h"
 #include "model/tflite_graph.h"
 
 /* A GraphDef producer past the versions whose Placeholder shape {} meant
@@ -19,6 +21,7 @@
 
 typedef struct tflite_backing {
     tp_model_bytes bytes;
+    char *source; /* the model's name in messages, for as long as the graph lives */
     tp_tfl_model model;
     int subgraph;
     tp_memmapped_dir regions;
@@ -41,6 +44,7 @@ static void backing_free(void *p)
         free(b->aligned_copies[i]);
     free(b->aligned_copies);
     free(b->region_names);
+    free(b->source);
     tp_memmapped_dir_free(&b->regions);
     tp_tfl_model_free(&b->model);
     if (b->bytes.release)
@@ -180,9 +184,20 @@ static tfpi_graph *build(tflite_backing *b, const tp_tfl_signature *sig, const c
     b->tensor_names = x.tensor_names; /* the graph keeps the names */
     b->num_tensors = x.g->num_tensors;
     x.tensor_names = NULL;
+    uint8_t *library;
+    size_t library_size;
     Tfpi__NodeDef **defs = x.nodes.defs;
-    tfpi_graph *g = tp_graph_build(defs, (int)x.nodes.n, TFLITE_PRODUCER, source, status);
-    free(defs);
+    tfpi_graph *g = NULL;
+    if (tp_tfl_function_library(&b->model, b->subgraph, &library, &library_size, source, status) != TFPI_OK)
+        tp_node_list_free(&x.nodes);
+    else if (library) /* WHILE, IF, CALL_ONCE: lowered to tfpi's control flow */
+        g = tp_graph_build_functions(defs, (int)x.nodes.n, TFLITE_PRODUCER, library, library_size, NULL, source,
+                                     status);
+    else
+        g = tp_graph_build(defs, (int)x.nodes.n, TFLITE_PRODUCER, source, status);
+    free(library);
+    if (x.nodes.defs)
+        free(defs);
     x.nodes = (tp_node_list){0}; /* the nodes were taken by tp_graph_build */
     tp_tfl_translator_free(&x);
     if (!g) {
@@ -213,10 +228,16 @@ tfpi_graph *tp_tfl_load(tp_model_bytes bytes, const char *signature, const char 
         return NULL;
     }
     b->bytes = bytes;
+    if (!(b->source = strdup(source))) {
+        backing_free(b);
+        tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+        return NULL;
+    }
+    source = b->source;
     bool failed = false;
     const tp_tfl_signature *sig = NULL;
     if (tp_tfl_model_read(bytes.data, bytes.size, source, &b->model, &local) == TFPI_OK &&
-        make_regions(b, source, &local) == TFPI_OK)
+        tp_tfl_check_calls(&b->model, source, &local) == TFPI_OK && make_regions(b, source, &local) == TFPI_OK)
         sig = choose_signature(&b->model, signature, source, &local, &failed);
     if (local.code != TFPI_OK || failed) {
         backing_free(b);

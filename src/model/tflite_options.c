@@ -39,6 +39,14 @@ const char *tp_tfl_builtin_name(int32_t code)
                                                                                          : NULL;
 }
 
+const char *tp_tfl_builtin_named(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof builtin_names / sizeof builtin_names[0]; i++)
+        if (strlen(builtin_names[i]) == len && memcmp(builtin_names[i], name, len) == 0)
+            return builtin_names[i];
+    return NULL;
+}
+
 /* How a field is stored and becomes an attribute. */
 typedef enum field_kind {
     K_INT,      /* int32 -> int */

@@ -8,6 +8,7 @@
 #define TFPI_TFLITE_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "graph.pb-c.h"
@@ -19,6 +20,10 @@
 /* The schema's name of builtin code `code` ("CONV_2D"), or NULL if the
  * reader does not know it. */
 const char *tp_tfl_builtin_name(int32_t code);
+
+/* The schema's name equal to name[0..len) (from the table: a C string
+ * that lives as long as the program), or NULL if no builtin has it. */
+const char *tp_tfl_builtin_named(const char *name, size_t len);
 
 /* The schema's name of options table `type` ("Conv2DOptions"), or NULL. */
 const char *tp_tfl_options_name(int type);

@@ -149,8 +149,6 @@ static tfpi_code read_buffers(tp_fb *fb, const tp_fb_table *model, tp_tfl_model 
             break;
         if (data.count) {
             m->buffers[i] = (tp_tfl_buffer){fb->data + data.pos, data.count};
-            if (data.pos + data.count > m->flatbuffer_end)
-                m->flatbuffer_end = data.pos + data.count;
         } else if (offset > 1) { /* data after the FlatBuffer (models over 2 GB) */
             if (offset > fb->size || size > fb->size - offset)
                 code = tp_fb_fail(fb, &t, "offset", TFPI_INVALID_ARGUMENT,

@@ -119,7 +119,6 @@ typedef struct tp_tfl_model {
     tp_tfl_buffer *buffers;
     tp_tfl_signature *signatures;
     tp_tfl_metadata *metadata;
-    size_t flatbuffer_end; /* bytes past the last object the FlatBuffer reaches (appended data starts after) */
 } tp_tfl_model;
 
 /* True if data starts like a .tflite (identifier TFL3 at bytes 4..8). */

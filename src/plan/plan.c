@@ -253,6 +253,10 @@ tfpi_code tp_plan_missing_kernel(const Tfpi__NodeDef *def, tfpi_status *status)
 {
     const char *file = tp_kernel_file_for_op(def->op);
     const int64_t builtin = tp_attr_int(def, "builtin_code", -1); /* a TFLite operator's (tflite_node.h) */
+    if (!file && builtin == 32) /* CUSTOM */
+        return tfpi_status_set(status, TFPI_UNIMPLEMENTED,
+                               "node '%s' needs TensorFlow Lite custom operator %s, which tfpi does not implement",
+                               def->name, def->op);
     if (!file && builtin >= 0)
         return tfpi_status_set(status, TFPI_UNIMPLEMENTED,
                                "node '%s' needs TensorFlow Lite operator %s (builtin code %lld), which tfpi does not "
