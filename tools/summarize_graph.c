@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file_open.h"
 #include "flags.h"
 #include "freeze.h"
 #include "graphdef_edit.h"
@@ -487,7 +488,8 @@ static Tfpi__GraphDef *read_model(const char *path, const char *tags, const char
 static bool is_tflite(const char *path)
 {
     uint8_t head[8];
-    FILE *f = fopen(path, "rb");
+    tp_open_result opened;
+    FILE *f = tp_fopen_regular(path, &opened);
     size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file_open.h"
 #include "graph/graph_memmapped.h"
 #include "graph/memmapped.h"
 #include "tfpi.h"
@@ -77,14 +78,13 @@ tfpi_graph *tp_graph_load_buffer(const void *data, size_t size, tfpi_status *sta
 
 tfpi_code tp_map_model_file(const char *path, tp_model_bytes *out, tfpi_status *status)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
+    int fd;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
+    const tp_open_result opened = tp_open_regular(path, &fd, &st);
+    if (opened == TP_OPEN_FAILED)
+        return tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
+    if (opened != TP_OPEN_OK)
         return tfpi_status_set(status, TFPI_IO_ERROR, "%s: not a regular file", path);
-    }
     if (st.st_size == 0) {
         close(fd);
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", path);

@@ -3,8 +3,8 @@
  * to the TFLite reader, everything else to graph/'s TensorFlow readers. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
+#include "core/file_open.h"
 #include "graph/graph.h"
 #include "graph/graph_memmapped.h"
 #include "model/tflite.h"
@@ -12,11 +12,9 @@
 /* True if the file at path is a regular file that starts like a .tflite. */
 static bool is_tflite_file(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return false;
     uint8_t head[8];
-    FILE *f = fopen(path, "rb");
+    tp_open_result opened;
+    FILE *f = tp_fopen_regular(path, &opened);
     size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);
