@@ -81,7 +81,7 @@ PROTO_OUT := gen/proto
 CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -ffp-contract=off $(OPTFLAGS) \
           $(ARCH_FLAGS) -fPIC -Isrc -I$(PROTO_OUT) -Itools/common -Itests/common -MMD -MP -pthread
 LDFLAGS := -pthread
-LDLIBS := -lprotobuf-c -lpng -ljpeg -lz -lext2fs -lm
+LDLIBS := -lprotobuf-c -lpng -ljpeg -lminizip -lz -lext2fs -lm
 
 ifneq ($(SYSROOT),)
 CFLAGS += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/$(MULTIARCH)

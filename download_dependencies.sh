@@ -7,7 +7,8 @@
 #
 # What it does:
 #   1. Host packages (apt-get): compiler, make, protoc-c, libprotobuf-c, libjpeg,
-#      libpng, zlib, libext2fs (its CRC-32C for checkpoints), the ARM cross
+#      libpng, zlib, libext2fs (its CRC-32C for checkpoints), minizip (the
+#      labels zip Model Maker appends to .tflite files), the ARM cross
 #      compilers (armhf, arm64, armel) with their libc, qemu-user, file, and
 #      python3-numpy / python3-opencv / python3-pil (TensorFlow Lite scripts
 #      the tests run) / python3-venv (the wheel test), clang with its
@@ -57,7 +58,7 @@ fi
 HOST_PKGS=(
     gcc make file curl ca-certificates tar gzip
     protobuf-c-compiler libprotobuf-c-dev
-    libjpeg62-turbo-dev libpng-dev zlib1g-dev libext2fs-dev
+    libjpeg62-turbo-dev libpng-dev zlib1g-dev libext2fs-dev libminizip-dev
     python3 python3-numpy python3-opencv python3-pil python3-venv
     g++ pkg-config libcamera-dev
     clang libclang-rt-14-dev
@@ -99,6 +100,7 @@ TARGET_PKGS=(
     libpng-dev libpng16-16
     zlib1g-dev zlib1g
     libext2fs-dev libext2fs2 comerr-dev libcom-err2
+    libminizip-dev libminizip1
 )
 
 multiarch_of() {
@@ -115,9 +117,9 @@ sysroot_files() {
     echo "usr/include/protobuf-c/protobuf-c.h usr/include/jpeglib.h usr/include/$ma/jconfig.h"
     echo "usr/include/png.h usr/include/zlib.h usr/include/ext2fs/ext2fs.h usr/include/et/com_err.h"
     echo "usr/lib/$ma/libprotobuf-c.a usr/lib/$ma/libjpeg.a usr/lib/$ma/libpng.a usr/lib/$ma/libz.a"
-    echo "usr/lib/$ma/libext2fs.a"
+    echo "usr/lib/$ma/libext2fs.a usr/include/minizip/unzip.h usr/lib/$ma/libminizip.a"
     echo "usr/lib/$ma/libprotobuf-c.so usr/lib/$ma/libjpeg.so usr/lib/$ma/libpng.so usr/lib/$ma/libz.so"
-    echo "usr/lib/$ma/libext2fs.so"
+    echo "usr/lib/$ma/libext2fs.so usr/lib/$ma/libminizip.so"
 }
 
 sysroot_complete() {

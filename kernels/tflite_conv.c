@@ -345,8 +345,8 @@ static tfpi_code depthwise_prepare(tp_op_ctx *ctx) { return qconv_prepare(ctx, K
 static tfpi_code fully_connected_prepare(tp_op_ctx *ctx) { return qconv_prepare(ctx, KIND_FULLY_CONNECTED); }
 
 const tp_kernel tp_kernels_tflite_conv[] = {
-    TP_KERNEL("CONV_2D", conv_prepare, qconv_run, qconv_release, 0),
-    TP_KERNEL("DEPTHWISE_CONV_2D", depthwise_prepare, qconv_run, qconv_release, 0),
-    TP_KERNEL("FULLY_CONNECTED", fully_connected_prepare, qconv_run, qconv_release, 0),
+    TP_KERNEL("CONV_2D", conv_prepare, qconv_run, qconv_release, TP_TFLITE_OP),
+    TP_KERNEL("DEPTHWISE_CONV_2D", depthwise_prepare, qconv_run, qconv_release, TP_TFLITE_OP),
+    TP_KERNEL("FULLY_CONNECTED", fully_connected_prepare, qconv_run, qconv_release, TP_TFLITE_OP),
     TP_KERNELS_END,
 };

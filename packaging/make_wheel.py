@@ -15,7 +15,7 @@ The code is pure Python over ctypes ("py3-none"); only the library ties
 the wheel to a platform. It declares numpy (Requires-Dist): install it into
 a venv made with --system-site-packages to use Debian's python3-numpy, or
 give pip --no-deps. libtfpi.so needs the system's libprotobuf-c, libjpeg,
-libpng and zlib (Debian: libprotobuf-c1 libjpeg62-turbo libpng16-16 zlib1g).
+libpng, minizip and zlib (Debian: libprotobuf-c1 libjpeg62-turbo libpng16-16 libminizip1 zlib1g).
 
     make_wheel.py --version V --soname S --library PATH --platform P --out DIR
 """

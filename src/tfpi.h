@@ -1,4 +1,5 @@
-/* tfpi.h - the public C API of tfpi: load a TensorFlow 1.x frozen graph,
+/* tfpi.h - the public C API of tfpi: load a TensorFlow model (frozen
+ * graph, SavedModel, checkpoint, .tflite),
  * run it with named feeds and fetches, read the results; plus the image
  * helpers the examples use (JPEG/PNG decode, TF1 bilinear resize).
  *
@@ -159,8 +160,11 @@ typedef struct tfpi_load_options {
  *     the node's name, or what the graph's own restore ops give).
  * Variables are read from the checkpoint's data files when a session first
  * needs them (mapped, not copied, where the layout allows), each checked
- * against its checksum, type and shape. A file of another kind (.tflite,
- * Keras .h5, ONNX, a checkpoint's own files) is named in the error. */
+ * against its checksum, type and shape;
+ *   - a TensorFlow Lite model (.tflite), checked whole, its weights used in
+ *     place from the mapped file (see "TensorFlow Lite models" below).
+ * A file of another kind (Keras .h5, ONNX, a checkpoint's own files) is
+ * named in the error. */
 tfpi_graph *tfpi_graph_load(const char *path, const tfpi_load_options *options, tfpi_status *status);
 
 /* The signature the graph is served through (a SavedModel's), or NULL. */
@@ -172,6 +176,58 @@ int tfpi_graph_signature_num_inputs(const tfpi_graph *graph);
 int tfpi_graph_signature_num_outputs(const tfpi_graph *graph);
 const char *tfpi_graph_signature_input(const tfpi_graph *graph, int i, const char **tensor_name);
 const char *tfpi_graph_signature_output(const tfpi_graph *graph, int i, const char **tensor_name);
+
+/* ---- TensorFlow Lite models --------------------------------------------
+ * A .tflite file (or bytes) loads like any model: tfpi_graph_load serves
+ * the subgraph of its signature (options->signature; by default
+ * serving_default, the only signature, or else subgraph 0), whose keys then
+ * name inputs and outputs. Each tensor of that subgraph has a graph name
+ * feeds and fetches use; these calls describe the tensors as the file does
+ * (tflite_runtime's tensor details). On a graph that is not a .tflite they
+ * return -1, NULL or TFPI_INVALID_ARGUMENT. */
+typedef struct tfpi_tflite_tensor {
+    const char *name;        /* the file's tensor name */
+    const char *graph_name;  /* the feed/fetch name ("node" or "node:k"); NULL if no node computes it */
+    tfpi_dtype dtype;        /* 0: a type tfpi does not hold */
+    const char *type_name;   /* TFLite's: "FLOAT32", "UINT8", "INT8", ... */
+    int ndims;
+    int64_t dims[TFPI_MAX_DIMS];           /* shape */
+    int64_t dims_signature[TFPI_MAX_DIMS]; /* shape_signature: -1 where the size is dynamic */
+    int num_scales;            /* 0: not quantized; 1: per tensor; more: one per slice along quantized_dimension */
+    const float *scales;       /* real = scale x (q - zero_point) */
+    const int64_t *zero_points;
+    int quantized_dimension;
+    int is_constant, is_variable;
+} tfpi_tflite_tensor;
+
+/* Tensors of the served subgraph; -1 if the graph is not a .tflite. */
+int tfpi_tflite_num_tensors(const tfpi_graph *graph);
+tfpi_code tfpi_tflite_get_tensor(const tfpi_graph *graph, int index, tfpi_tflite_tensor *out, tfpi_status *status);
+/* The index of the tensor a name (the file's name, or a graph name
+ * "node"/"node:k", or a signature key) refers to; -1 if none. */
+int tfpi_tflite_find_tensor(const tfpi_graph *graph, const char *name);
+/* The served subgraph's inputs and outputs, as tensor indices (-1 when i is
+ * out of range), and the subgraph's index in the file. */
+int tfpi_tflite_num_inputs(const tfpi_graph *graph);
+int tfpi_tflite_input(const tfpi_graph *graph, int i);
+int tfpi_tflite_num_outputs(const tfpi_graph *graph);
+int tfpi_tflite_output(const tfpi_graph *graph, int i);
+int tfpi_tflite_subgraph(const tfpi_graph *graph);
+/* The file's SignatureDefs: how many, the key of signature s (NULL when
+ * out of range) with the subgraph it runs in *subgraph (may be NULL), and
+ * its inputs or outputs (`outputs` non-zero): their count, and the key of
+ * entry i with the tensor index it names (in that subgraph). */
+int tfpi_tflite_num_signatures(const tfpi_graph *graph);
+const char *tfpi_tflite_signature_key(const tfpi_graph *graph, int s, int *subgraph);
+int tfpi_tflite_signature_num_entries(const tfpi_graph *graph, int s, int outputs);
+const char *tfpi_tflite_signature_entry(const tfpi_graph *graph, int s, int outputs, int i, int *tensor);
+
+/* A file packed with a .tflite in the zip archive Model Maker and the TFLite
+ * Metadata writer append to it: `name`, or with name NULL its labels
+ * (labels.txt, else the first .txt), as a uint8 tensor of its bytes (the
+ * caller frees it); NULL with status set, TFPI_NOT_FOUND when the model has
+ * no such file. Read with minizip; at most 16 MB. */
+tfpi_tensor *tfpi_tflite_associated_file(const tfpi_graph *graph, const char *name, tfpi_status *status);
 
 /* ---- model tools: protected models, op catalogue ------------------------
  * Loading also accepts TensorFlow's memory-mapped layout (what
@@ -289,7 +345,8 @@ typedef struct tfpi_image {
 void tfpi_image_set_max_pixels(int64_t max_pixels);
 
 /* Decodes a JPEG (libjpeg-turbo, fast integer IDCT as TensorFlow's
- * decode_jpeg) or PNG file to RGB. `name` is used in error messages. */
+ * decode_jpeg), PNG or BMP (uncompressed 8/24/32-bit, as TensorFlow Lite's
+ * label_image reads) file to RGB. `name` is used in error messages. */
 tfpi_code tfpi_image_decode(const void *data, size_t size, const char *name,
                             tfpi_image *out, tfpi_status *status);
 tfpi_code tfpi_image_load(const char *path, tfpi_image *out, tfpi_status *status);

@@ -5,7 +5,7 @@
 # wheel in `make test`). For armhf (TARGET=PI, linux_armv7l) and arm64
 # (TARGET=AARCH64, linux_aarch64):
 #   - a root of python3, python3-numpy, python3-venv and libtfpi.so's runtime
-#     libraries (libprotobuf-c1, libjpeg62-turbo, libpng16-16, zlib1g) with
+#     libraries (libprotobuf-c1, libjpeg62-turbo, libpng16-16, libminizip1, zlib1g) with
 #     their Depends, fetched with a private apt state and unpacked with
 #     dpkg-deb -x (no maintainer scripts run: the BLAS/LAPACK alternatives
 #     numpy needs are linked by hand);
@@ -47,7 +47,7 @@ check_arch() {
     fi
     result "$arch: make wheel TARGET=$target wrote $(basename "$wheel")" "$([ -f "$wheel" ] && echo yes)" "missing"
     if ! fetch_debian_root "$arch" "$R" "$state" --no-install-recommends python3 python3-numpy python3-venv \
-        libprotobuf-c1 libjpeg62-turbo libpng16-16 zlib1g; then
+        libprotobuf-c1 libjpeg62-turbo libpng16-16 libminizip1 zlib1g; then
         result "$arch: packages from the Debian archive" no "see $state/*.log"
         return
     fi

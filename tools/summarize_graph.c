@@ -12,12 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file_open.h"
 #include "flags.h"
 #include "freeze.h"
 #include "graphdef_edit.h"
 #include "graphdef_inspect.h"
 #include "graphdef_io.h"
+#include "model/tflite_schema.h"
 #include "model_source.h"
+#include "tflite_summary.h"
 #include "xalloc.h"
 
 typedef struct node_list {
@@ -482,6 +485,36 @@ static Tfpi__GraphDef *read_model(const char *path, const char *tags, const char
     return graph;
 }
 
+static bool is_tflite(const char *path)
+{
+    uint8_t head[8];
+    tp_open_result opened;
+    FILE *f = tp_fopen_regular(path, &opened);
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return tp_tfl_detect(head, n);
+}
+
+/* A .tflite: its tensors, operators, signatures and metadata, then the
+ * usual summary of the graph it is translated into. */
+static int summarize_tflite(const char *path, const char *signature, const char *argv0, bool structure)
+{
+    tfpi_status status = {0};
+    tfpi_load_options o = {.signature = signature};
+    tfpi_graph *g = tfpi_graph_load(path, &o, &status);
+    if (!g) {
+        fprintf(stderr, "error: %s\n", status.message);
+        return 1;
+    }
+    tflite_summary_print(g, path);
+    tfpi_graph_free(g);
+    Tfpi__GraphDef *graph = graphdef_read_in_graph(path);
+    int rc = graph ? summarize(graph, path, argv0, structure, false) : 1;
+    tfpi__graph_def__free_unpacked(graph, NULL);
+    return rc == 2 ? 0 : rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *in_graph = NULL, *tags = NULL, *signature = NULL;
@@ -494,6 +527,11 @@ int main(int argc, char **argv)
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--in_graph=G.pb [--print_structure]");
+    if (rc == 0 && in_graph && is_tflite(in_graph)) {
+        rc = summarize_tflite(in_graph, signature, argv[0], structure);
+        flags_free(flags, num_flags);
+        return rc;
+    }
     if (rc == 0 && in_graph && model_source_is_model(in_graph)) {
         Tfpi__GraphDef *graph = read_model(in_graph, tags, signature);
         rc = graph ? summarize(graph, in_graph, argv[0], structure, true) : 1;

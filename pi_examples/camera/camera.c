@@ -23,6 +23,7 @@
 #include "graph_inputs.h"
 #include "graphdef_io.h"
 #include "labels.h"
+#include "tflite_io.h"
 #include "limit_flags.h"
 #include "model_flags.h"
 #include "object_detector.h"
@@ -44,6 +45,7 @@ typedef struct options {
 /* Everything a run holds; released by close_run. */
 typedef struct run {
     label_list labels;
+    bool packed_labels; /* labels are the .tflite's own (no --labels given) */
     tfpi_graph *graph;
     tfpi_session *session;
     tfpi_tensor *input;
@@ -137,6 +139,23 @@ static void catch_stop_signals(sigset_t *stop_signals)
     pthread_sigmask(SIG_BLOCK, stop_signals, NULL);
 }
 
+/* The model's input for a picture: [1,h,w,3], float or (a quantized
+ * .tflite's) uint8 or int8; NULL after an error line. */
+static tfpi_tensor *input_for(const options *o, const run *r)
+{
+    tfpi_status status = {0};
+    int64_t dims[4] = {1, o->model.input_height, o->model.input_width, 3};
+    tfpi_dtype dtype = input_dtype(r->graph, o->model.input_layer);
+    if (!o->detect && graph_inputs_check(r->graph, o->model.input_layer, dims, 4, "--input_layer",
+                                         "--input_width/--input_height"))
+        return NULL; /* reported */
+    tfpi_tensor *input =
+        tfpi_tensor_new(dtype == TFPI_UINT8 || dtype == TFPI_INT8 ? dtype : TFPI_FLOAT, dims, 4, &status);
+    if (!input)
+        fprintf(stderr, "error: input tensor: %s\n", status.message);
+    return input;
+}
+
 static bool open_run(options *o, capture_source source, run *r)
 {
     tfpi_status status = {0};
@@ -148,7 +167,6 @@ static bool open_run(options *o, capture_source source, run *r)
         .height = o->video_height,
         .stop = &stop_requested,
     };
-    int64_t dims[4] = {1, o->model.input_height, o->model.input_width, 3};
     if (o->model.labels && labels_load(o->model.labels, &r->labels, &status) != TFPI_OK)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (o->speak && !(r->speaker = speaker_new(o->speak_cmd ? o->speak_cmd : "flite -t", &status)))
@@ -156,11 +174,9 @@ static bool open_run(options *o, capture_source source, run *r)
     else if (!(r->graph = classifier_model_load(&o->model, o->model.graph, &status)) ||
              !(r->session = tfpi_session_new(r->graph, &session_options, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
-    else if (!o->detect && graph_inputs_check(r->graph, o->model.input_layer, dims, 4, "--input_layer",
-                                              "--input_width/--input_height"))
+    else if ((r->packed_labels = classifier_model_packed_labels(&o->model, r->graph, &r->labels)),
+             !(r->input = input_for(o, r)))
         ; /* reported */
-    else if (!(r->input = tfpi_tensor_new(TFPI_FLOAT, dims, 4, &status)))
-        fprintf(stderr, "error: input tensor: %s\n", status.message);
     else if (!(r->camera = capture_open(source, &capture_options, &status)))
         fprintf(stderr, "error: %s%s\n", status.message,
                 status.code == TFPI_NOT_FOUND ? "; to label pictures instead: --source=files --frames_from=DIR" : "");
@@ -188,13 +204,21 @@ static bool classify(const options *o, run *r, tfpi_tensor **scores)
 {
     tfpi_status status = {0};
     const classifier_model *m = &o->model;
-    tfpi_image_to_input(&r->frame, m->input_width, m->input_height, m->input_mean, m->input_std,
-                        tfpi_tensor_data(r->input));
     *scores = NULL;
-    if (tfpi_session_run(r->session, &m->input_layer, &r->input, 1, &m->output_layer, scores, 1, &status) !=
-        TFPI_OK) {
+    if (image_fill_input(r->input, &r->frame, m->input_mean, m->input_std, &status) != TFPI_OK ||
+        tfpi_session_run(r->session, &m->input_layer, &r->input, 1, &m->output_layer, scores, 1, &status) !=
+            TFPI_OK) {
         fprintf(stderr, "error: --graph: %s\n", status.message);
         return false;
+    }
+    if (tfpi_tensor_dtype(*scores) != TFPI_FLOAT) { /* a quantized model's scores */
+        tfpi_tensor *dequantized = scores_as_float(r->graph, m->output_layer, *scores, &status);
+        tfpi_tensor_free(*scores);
+        *scores = dequantized;
+        if (!dequantized) {
+            fprintf(stderr, "error: --output_layer=%s: %s\n", m->output_layer, status.message);
+            return false;
+        }
     }
     if (tfpi_tensor_dtype(*scores) != TFPI_FLOAT || tfpi_tensor_num_elements(*scores) < 1) {
         fprintf(stderr, "error: --output_layer=%s is not a float score vector\n", m->output_layer);
@@ -262,7 +286,7 @@ static step_result label_frame(const options *o, run *r, announcer *announcer, l
     int best[TOP_K];
     int count = top_k(s, (int)tfpi_tensor_num_elements(scores), TOP_K, best);
     if (frame == 1)
-        labels_check_count(&r->labels, o->model.labels, tfpi_tensor_num_elements(scores));
+        labels_check_count(&r->labels, r->packed_labels ? NULL : o->model.labels, tfpi_tensor_num_elements(scores));
     report_frame(r, frame, fps, s, best, count);
     step_result result = STEP_DONE;
     char name[32];
@@ -279,7 +303,7 @@ static step_result detect_frame(const options *o, run *r, announcer *announcer, 
 {
     tfpi_status status = {0};
     detection found[TOP_K];
-    int count = detect_objects(r->session, &r->frame, &r->labels, o->print_threshold, found, TOP_K, &status);
+    int count = detect_objects(r->graph, r->session, &r->frame, &r->labels, o->print_threshold, found, TOP_K, &status);
     if (count < 0) {
         fprintf(stderr, "error: --graph: %s\n", status.message);
         return STEP_FAILED;

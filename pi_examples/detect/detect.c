@@ -78,7 +78,7 @@ static int detect(const options *o)
     else if (image.channels != 3)
         fprintf(stderr, "error: --image: %s: expected an RGB picture\n", o->image);
     else if (!(session = tfpi_session_new(graph, &session_options, &status)) ||
-             (count = detect_objects(session, &image, &labels, 0, found, MAX_DETECTIONS, &status)) < 0)
+             (count = detect_objects(graph, session, &image, &labels, 0, found, MAX_DETECTIONS, &status)) < 0)
         fprintf(stderr, "error: --graph: %s: %s\n", o->graph, status.message);
     else
         rc = report(o, &image, found, count, &status);

@@ -1,10 +1,12 @@
-/* label_image - classifies one image with a frozen graph and prints the top
+/* label_image - classifies one image with a model and prints the top
  * labels as "<label> (<index>): <score>", like TensorFlow's pi_examples
  * label_image. With no flags it runs the default MobileNet v1 0.25 224 model
  * that download_dependencies.sh provides on grace_hopper.jpg. An Object
  * Detection API graph (--input_layer=image_tensor, uint8) gets the picture
  * as it is and its best detections are the labels: "<label> (<class>):
- * <score>". */
+ * <score>". A .tflite's input size comes from the model; uint8 and int8
+ * models get the picture's bytes as TensorFlow Lite's label_image gives
+ * them, and quantized scores are dequantized. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "model_flags.h"
 #include "object_detector.h"
 #include "tfpi.h"
+#include "tflite_io.h"
 #include "top_k.h"
 #include "xor_cipher.h"
 
@@ -48,18 +51,17 @@ static char *with_root(const char *root, const char *path)
     return out;
 }
 
-/* Decodes and preprocesses the image into a [1,h,w,3] float tensor. */
-static tfpi_tensor *image_tensor(const options *o, const char *path, tfpi_status *status)
+/* Decodes and preprocesses the image into a [1,h,w,3] tensor of the
+ * input's type (float: normalised; uint8/int8: TFLite's label_image way). */
+static tfpi_tensor *image_tensor(const options *o, const tfpi_graph *graph, const char *path, tfpi_status *status)
 {
     tfpi_image image = {0};
     if (tfpi_image_load(path, &image, status) != TFPI_OK)
         return NULL;
     const classifier_model *m = &o->model;
-    int64_t dims[4] = {1, m->input_height, m->input_width, 3};
-    tfpi_tensor *t = tfpi_tensor_new(TFPI_FLOAT, dims, 4, status);
-    if (t)
-        tfpi_image_to_input(&image, m->input_width, m->input_height, m->input_mean, m->input_std,
-                            tfpi_tensor_data(t));
+    tfpi_dtype dtype = input_dtype(graph, m->input_layer);
+    tfpi_tensor *t = image_input_tensor(&image, m->input_width, m->input_height, m->input_mean, m->input_std,
+                                        dtype ? dtype : TFPI_FLOAT, status);
     tfpi_image_free(&image);
     return t;
 }
@@ -96,7 +98,7 @@ static tfpi_tensor *input_tensor(const options *o, const tfpi_graph *graph, cons
                                  tfpi_status *status)
 {
     if (tfpi_graph_node_dtype(graph, o->model.input_layer) != TFPI_STRING)
-        return image_tensor(o, path, status);
+        return image_tensor(o, graph, path, status);
     return read_file_tensor(path, status);
 }
 
@@ -111,9 +113,10 @@ static int check_input(const options *o, const tfpi_graph *graph)
                               "--input_width/--input_height");
 }
 
+/* The scores (quantized ones as floats). */
 static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *input, tfpi_status *status)
 {
-    tfpi_tensor *output = NULL;
+    tfpi_tensor *output = NULL, *scores = NULL;
     tfpi_session_options session_options = limit_flags_apply(&o->limits, o->num_threads);
     tfpi_session *session = tfpi_session_new(graph, &session_options, status);
     limit_flags_check_session(&o->limits, session);
@@ -121,6 +124,12 @@ static tfpi_tensor *classify(const options *o, tfpi_graph *graph, tfpi_tensor *i
         tfpi_session_run(session, &o->model.input_layer, &input, 1, &o->model.output_layer, &output, 1,
                          status);
     tfpi_session_free(session);
+    if (output && tfpi_tensor_dtype(output) != TFPI_FLOAT)
+        scores = scores_as_float(graph, o->model.output_layer, output, status);
+    if (scores) {
+        tfpi_tensor_free(output);
+        return scores;
+    }
     return output;
 }
 
@@ -175,7 +184,7 @@ static int print_detections(const options *o, const tfpi_graph *graph, const cha
     if (tfpi_image_load(image_path, &image, &status) != TFPI_OK)
         fprintf(stderr, "error: --image: %s\n", status.message);
     else if (!(session = tfpi_session_new(graph, &session_options, &status)) ||
-             (count = detect_objects(session, &image, labels, 0, found, max, &status)) < 0)
+             (count = detect_objects(graph, session, &image, labels, 0, found, max, &status)) < 0)
         fprintf(stderr, "error: --graph: %s: %s\n", graph_path, status.message);
     limit_flags_check_session(&o->limits, session);
     for (int i = 0; i < count; i++)
@@ -195,6 +204,7 @@ static int label_image(options *o)
     char *labels_path = with_root(o->root_dir, o->model.labels);
     tfpi_tensor *input = NULL, *scores = NULL;
     tfpi_graph *graph = NULL;
+    bool packed = false; /* the labels packed with a .tflite replaced the default ones */
     int rc = 1;
     if (!image_path || !graph_path || (o->model.labels && !labels_path))
         fprintf(stderr, "error: out of memory\n");
@@ -202,7 +212,7 @@ static int label_image(options *o)
         fprintf(stderr, "error: --labels: %s\n", status.message);
     else if (!(graph = load_graph(o, graph_path, &status)))
         fprintf(stderr, "error: --graph: %s\n", status.message);
-    else if (is_detector(o, graph))
+    else if ((packed = classifier_model_packed_labels(&o->model, graph, &labels)), is_detector(o, graph))
         rc = print_detections(o, graph, image_path, &labels, graph_path);
     else if (check_input(o, graph))
         ; /* reported */
@@ -211,7 +221,7 @@ static int label_image(options *o)
     else if (!(scores = classify(o, graph, input, &status)))
         fprintf(stderr, "error: --graph: %s: %s\n", graph_path, status.message);
     else
-        rc = print_top_labels(o, scores, &labels, labels_path);
+        rc = print_top_labels(o, scores, &labels, packed ? NULL : labels_path);
     tfpi_graph_free(graph);
     tfpi_tensor_free(input);
     tfpi_tensor_free(scores);

@@ -15,7 +15,7 @@ from .errors import error_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # What libtfpi.so needs on a Debian or Raspberry Pi OS system.
-RUNTIME_PACKAGES = "libprotobuf-c1 libjpeg62-turbo libpng16-16 zlib1g"
+RUNTIME_PACKAGES = "libprotobuf-c1 libjpeg62-turbo libpng16-16 libminizip1 zlib1g"
 
 
 class Status(ctypes.Structure):
@@ -46,6 +46,15 @@ class SessionOptions(ctypes.Structure):
 class LoadOptions(ctypes.Structure):
     """tfpi_load_options: how a SavedModel or checkpoint is opened."""
     _fields_ = [("tags", ctypes.c_char_p), ("signature", ctypes.c_char_p), ("checkpoint", ctypes.c_char_p)]
+
+
+class TfliteTensor(ctypes.Structure):
+    """tfpi_tflite_tensor: a .tflite tensor as the file describes it."""
+    _fields_ = [("name", ctypes.c_char_p), ("graph_name", ctypes.c_char_p), ("dtype", ctypes.c_int),
+                ("type_name", ctypes.c_char_p), ("ndims", ctypes.c_int), ("dims", ctypes.c_int64 * 8),
+                ("dims_signature", ctypes.c_int64 * 8), ("num_scales", ctypes.c_int),
+                ("scales", ctypes.POINTER(ctypes.c_float)), ("zero_points", ctypes.POINTER(ctypes.c_int64)),
+                ("quantized_dimension", ctypes.c_int), ("is_constant", ctypes.c_int), ("is_variable", ctypes.c_int)]
 
 
 DECRYPT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
@@ -127,6 +136,18 @@ _PROTOTYPES = {
     "tfpi_graph_node_control_input": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int]),
     "tfpi_graph_output_dtype": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "tfpi_graph_const_value": (_P, [_P, ctypes.c_char_p, _S]),
+    "tfpi_tflite_num_tensors": (ctypes.c_int, [_P]),
+    "tfpi_tflite_get_tensor": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(TfliteTensor), _S]),
+    "tfpi_tflite_num_inputs": (ctypes.c_int, [_P]),
+    "tfpi_tflite_input": (ctypes.c_int, [_P, ctypes.c_int]),
+    "tfpi_tflite_num_outputs": (ctypes.c_int, [_P]),
+    "tfpi_tflite_output": (ctypes.c_int, [_P, ctypes.c_int]),
+    "tfpi_tflite_subgraph": (ctypes.c_int, [_P]),
+    "tfpi_tflite_num_signatures": (ctypes.c_int, [_P]),
+    "tfpi_tflite_signature_key": (ctypes.c_char_p, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
+    "tfpi_tflite_signature_num_entries": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int]),
+    "tfpi_tflite_signature_entry": (ctypes.c_char_p, [_P, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                                      ctypes.POINTER(ctypes.c_int)]),
     "tfpi_default_max_memory": (ctypes.c_int64, []),
     "tfpi_session_new": (_P, [_P, ctypes.POINTER(SessionOptions), _S]),
     "tfpi_session_free": (None, [_P]),

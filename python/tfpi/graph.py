@@ -1,11 +1,12 @@
 """Graph: a loaded TensorFlow model (a binary or memmapped .pb from a file,
 from bytes, or decrypted by a callback; a SavedModel directory; a .meta or
-a GraphDef with its checkpoint), with its inputs and outputs."""
+a GraphDef with its checkpoint; a TensorFlow Lite .tflite), with its inputs
+and outputs."""
 import ctypes
 import threading
 
 from ._arguments import c_string
-from ._library import DECRYPT_FN, MAX_DIMS, LoadOptions, Status, lib
+from ._library import DECRYPT_FN, MAX_DIMS, LoadOptions, Status, TfliteTensor, lib
 from ._tensors import from_tensor, numpy_dtype
 
 # Nodes nothing reads that are still not outputs (as summarize_graph says),
@@ -180,6 +181,63 @@ class Graph:
             return {self.signature(): {"inputs": self.signature_inputs(), "outputs": self.signature_outputs()}}
         return {"serving_default": {"inputs": {d["name"]: d["name"] for d in self.inputs()},
                                     "outputs": {name: name for name in self.outputs()}}}
+
+
+    # ---- TensorFlow Lite models ------------------------------------------------------------
+    def is_tflite(self):
+        """True if the model is a .tflite file."""
+        return lib.tfpi_tflite_num_tensors(self._live()) >= 0
+
+    def tflite_tensors(self):
+        """The served subgraph's tensors as the .tflite file describes them,
+        by index: {'index', 'name', 'graph_name' (what feeds and fetches
+        call it), 'dtype' (numpy), 'type_name', 'shape', 'shape_signature',
+        'scales', 'zero_points', 'quantized_dimension', 'constant',
+        'variable'}; None for a model that is not a .tflite."""
+        ptr = self._live()
+        n = lib.tfpi_tflite_num_tensors(ptr)
+        if n < 0:
+            return None
+        out = []
+        for i in range(n):
+            t, status = TfliteTensor(), Status()
+            status.check(lib.tfpi_tflite_get_tensor(ptr, i, ctypes.byref(t), ctypes.byref(status)) == 0)
+            out.append({"index": i, "name": t.name.decode("utf-8", "replace"),
+                        "graph_name": t.graph_name.decode() if t.graph_name else None,
+                        "dtype": numpy_dtype(t.dtype), "type_name": t.type_name.decode(),
+                        "shape": list(t.dims[:t.ndims]), "shape_signature": list(t.dims_signature[:t.ndims]),
+                        "scales": [t.scales[k] for k in range(t.num_scales)],
+                        "zero_points": [t.zero_points[k] for k in range(t.num_scales)],
+                        "quantized_dimension": t.quantized_dimension, "constant": bool(t.is_constant),
+                        "variable": bool(t.is_variable)})
+        return out
+
+    def tflite_io(self):
+        """([input tensor indices], [output tensor indices]) of the served subgraph."""
+        ptr = self._live()
+        return ([lib.tfpi_tflite_input(ptr, i) for i in range(max(lib.tfpi_tflite_num_inputs(ptr), 0))],
+                [lib.tfpi_tflite_output(ptr, i) for i in range(max(lib.tfpi_tflite_num_outputs(ptr), 0))])
+
+    def tflite_signatures(self):
+        """{key: {"subgraph": index, "inputs": {key: tensor index}, "outputs": {key: tensor index}}}
+        of the file's SignatureDefs."""
+        ptr = self._live()
+        out = {}
+        for s in range(max(lib.tfpi_tflite_num_signatures(ptr), 0)):
+            subgraph, tensor = ctypes.c_int(), ctypes.c_int()
+            key = lib.tfpi_tflite_signature_key(ptr, s, ctypes.byref(subgraph)).decode()
+            entries = {}
+            for side in (0, 1):
+                entries[side] = {}
+                for i in range(lib.tfpi_tflite_signature_num_entries(ptr, s, side)):
+                    name = lib.tfpi_tflite_signature_entry(ptr, s, side, i, ctypes.byref(tensor)).decode()
+                    entries[side][name] = tensor.value
+            out[key] = {"subgraph": subgraph.value, "inputs": entries[0], "outputs": entries[1]}
+        return out
+
+    def tflite_subgraph(self):
+        """The index of the subgraph served (-1: not a .tflite)."""
+        return lib.tfpi_tflite_subgraph(self._live())
 
 
 class GraphOwner:

@@ -1,6 +1,7 @@
 """tfpi.interpreter: a drop-in for tflite_runtime.interpreter (and
-tf.lite.Interpreter) that runs TensorFlow frozen graphs with tfpi. Scripts
-written for TensorFlow Lite run with only their import line changed:
+tf.lite.Interpreter) that runs .tflite files, and TensorFlow frozen graphs,
+with tfpi. Scripts written for TensorFlow Lite run with only their import
+line changed:
 
     from tflite_runtime.interpreter import Interpreter   # before
     from tfpi.interpreter import Interpreter             # after
@@ -65,6 +66,9 @@ def load_delegate(library, options=None):
 def _details(tensor):
     scale, zero_point = tensor["quantization"]
     quantized = scale != 0.0
+    scales, zero_points = tensor.get("scales"), tensor.get("zero_points")
+    if scales is None:
+        scales, zero_points = ([scale], [zero_point]) if quantized else ([], [])
     return {
         "name": tensor["name"],
         "index": tensor["index"],
@@ -73,9 +77,9 @@ def _details(tensor):
         "dtype": tensor["dtype"].type if tensor["dtype"] is not None else None,
         "quantization": (scale, zero_point),
         "quantization_parameters": {
-            "scales": np.array([scale] if quantized else [], dtype=np.float32),
-            "zero_points": np.array([zero_point] if quantized else [], dtype=np.int32),
-            "quantized_dimension": 0,
+            "scales": np.array(scales, dtype=np.float32),
+            "zero_points": np.array(zero_points, dtype=np.int32),
+            "quantized_dimension": tensor.get("quantized_dimension", 0),
         },
         "sparsity_parameters": {},
     }
@@ -93,8 +97,8 @@ def _check_num_threads(num_threads):
 
 class Interpreter:
     """Interpreter(model_path=None, model_content=None, experimental_delegates=None,
-    num_threads=None, ..., precision=None): a frozen graph (.pb, memmapped)
-    from a file or bytes. num_threads None, 0 or -1: one thread per core.
+    num_threads=None, ..., precision=None): a .tflite or a frozen graph
+    (.pb, memmapped) from a file or bytes. num_threads None, 0 or -1: one thread per core.
     precision (tfpi's own) is Session's: "fp16" for half-precision
     arithmetic where the CPU has it (a Pi 5)."""
 
@@ -112,10 +116,17 @@ class Interpreter:
                           % getattr(delegate, "library", delegate), RuntimeWarning, stacklevel=2)
         c_string(model_path, "model_path")  # refused here by its own name, not as Graph's path
         self._graph = Graph(model_path) if model_content is None else Graph(data=model_content)
+        self._model = (model_path, model_content, threads, precision)
         self._session = Session(self._graph, num_threads=threads, precision=precision)
         self._lock = threading.RLock()
-        self._signatures = self._graph.signatures()
-        self._tensors = self._describe(next(iter(self._signatures.values())))
+        lite = self._graph.tflite_tensors()
+        if lite is None:
+            self._signatures = self._graph.signatures()
+            self._tensors = self._describe(next(iter(self._signatures.values())))
+        else:
+            self._signatures = self._graph.tflite_signatures()
+            self._tensors = _tflite_tensors(lite, *self._graph.tflite_io())
+        self._lite = lite is not None
         self._num_inputs = sum(1 for t in self._tensors if t["input"])
         self._buffers = {}  # index -> the array an input is fed from, or an output's last value
         self._allocated = False
@@ -126,11 +137,11 @@ class Interpreter:
         tensors = []
         for name in signature["inputs"].values():
             d = self._graph.tensor_details(name)
-            tensors.append(dict(d, input=True, signature=list(d["shape"]) if d["shape"] is not None else [],
+            tensors.append(dict(d, input=True, output=False, signature=list(d["shape"]) if d["shape"] is not None else [],
                                 shape=_model_io.concrete_shape(self._graph, d, nodes, readers)))
         for name in _model_io.output_order(list(signature["outputs"].values())):
             d = self._graph.tensor_details(name)
-            tensors.append(dict(d, input=False, signature=[], shape=[]))
+            tensors.append(dict(d, input=False, output=True, signature=[], shape=[]))
         for index, t in enumerate(tensors):
             t["index"] = index
             quantized = t["code"] in (11, 12, 13, 15, 16)
@@ -151,10 +162,11 @@ class Interpreter:
         return self._tensors[int(index)]
 
     def _input(self, index):
-        t = self._tensor(index, "inputs are 0..%d" % (self._num_inputs - 1))
+        inputs = [t["index"] for t in self._tensors if t["input"]]
+        t = self._tensor(index, "inputs are %s" % inputs)
         if not t["input"]:
-            raise ValueError("Tensor %d (%s) is an output, not an input: inputs are 0..%d"
-                             % (index, t["name"], self._num_inputs - 1))
+            raise ValueError("Tensor %d (%s) is %s, not an input: the inputs are %s"
+                             % (index, t["name"], "an output" if t.get("output") else "an intermediate tensor", inputs))
         return t
 
     def get_input_details(self):
@@ -163,10 +175,14 @@ class Interpreter:
 
     def get_output_details(self):
         self._live()
-        return [_details(t) for t in self._tensors if not t["input"]]
+        outputs = [t for t in self._tensors if t.get("output")]
+        if self._lite:  # in the subgraph's order
+            outputs.sort(key=lambda t: t["output_position"])
+        return [_details(t) for t in outputs]
 
     def get_tensor_details(self):
-        """The inputs and outputs (the tensors the interpreter holds)."""
+        """The tensors the interpreter holds: a .tflite's every tensor; a
+        frozen graph's inputs and outputs."""
         self._live()
         return [_details(t) for t in self._tensors]
 
@@ -215,7 +231,7 @@ class Interpreter:
                 raise ValueError("resize_tensor_input(%d, %s): input %s has shape %s; %s" % (
                     input_index, shape, t["name"], signature,
                     "strict=True only allows mutating unknown dimensions identified by -1" if strict else
-                    "a frozen graph fixes the sizes it declares, only those identified by -1 can change"))
+                    "tfpi keeps the sizes the model declares, only those identified by -1 can change"))
             t["shape"] = shape
             self._allocated = False
 
@@ -260,8 +276,10 @@ class Interpreter:
             with self._lock:
                 self._live()
                 if index not in self._buffers:
-                    raise ValueError("tensor %d (%s) has no value yet: call invoke() first"
-                                     % (index, self._tensors[index]["name"]))
+                    t = self._tensors[index]
+                    raise ValueError("tensor %d (%s) has no value %s" % (index, t["name"], "yet: call invoke() first"
+                                     if t["input"] or t.get("output") else
+                                     "tfpi keeps: only the model's inputs and outputs are held"))
                 return self._buffers[index]
         return current
 
@@ -275,9 +293,9 @@ class Interpreter:
             self._run(keep_values=True)
 
     def _run(self, keep_values):
-        feeds = {t["name"]: self._buffers[t["index"]] for t in self._tensors if t["input"]}
-        outputs = [t for t in self._tensors if not t["input"]]
-        results = self._session.run(feeds, [t["name"] for t in outputs])
+        feeds = {t.get("feed", t["name"]): self._buffers[t["index"]] for t in self._tensors if t["input"]}
+        outputs = [t for t in self._tensors if t.get("output")]
+        results = self._session.run(feeds, [t.get("feed", t["name"]) for t in outputs])
         for t, value in zip(outputs, results):
             if keep_values:
                 self._buffers[t["index"]] = value
@@ -292,18 +310,21 @@ class Interpreter:
 
     def get_tensor(self, tensor_index, subgraph_index=0):
         """A copy of the tensor's current value (outputs: after invoke())."""
-        if subgraph_index != 0:
-            raise ValueError("subgraph_index %r: a frozen graph has one subgraph, 0" % (subgraph_index,))
+        served = self._graph.tflite_subgraph() if self._lite else 0
+        if subgraph_index != served:
+            raise ValueError("subgraph_index %r: the interpreter holds subgraph %d" % (subgraph_index, served))
         return np.array(self.tensor(tensor_index)(), copy=True)
 
     def reset_all_variables(self):
-        """Nothing to reset: a frozen graph has no variables."""
+        """Nothing to reset: a frozen graph has no variables, and a .tflite's
+        variable tensors start at zero on every invoke()."""
         self._live()
 
     # ---- signatures ------------------------------------------------------------------------
     def get_signature_list(self):
-        """{key: {"inputs": [input keys], "outputs": [output keys]}}; a
-        frozen graph has "serving_default", keyed by tensor names."""
+        """{key: {"inputs": [input keys], "outputs": [output keys]}}: a
+        .tflite's SignatureDefs; a frozen graph has "serving_default", keyed
+        by tensor names."""
         self._live()
         return {key: {"inputs": list(s["inputs"]), "outputs": list(s["outputs"])}
                 for key, s in self._signatures.items()}
@@ -319,6 +340,8 @@ class Interpreter:
         if signature_key not in self._signatures:
             raise ValueError("SignatureDef signature_key %r not found; the model has %s"
                              % (signature_key, sorted(self._signatures)))
+        if self._lite:
+            return TfliteSignatureRunner(self, signature_key)
         return SignatureRunner(self, signature_key)
 
     # ---- lifetime (tfpi's additions) -------------------------------------------------------
@@ -337,6 +360,23 @@ class Interpreter:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _tflite_tensors(lite, inputs, outputs):
+    """The Interpreter's tensors of a .tflite: every tensor of its subgraph,
+    by the file's index, fed and fetched by its graph name."""
+    tensors = []
+    for t in lite:
+        per_tensor = len(t["scales"]) == 1
+        tensors.append({
+            "name": t["name"], "feed": t["graph_name"], "index": t["index"], "dtype": t["dtype"],
+            "input": t["index"] in inputs, "output": t["index"] in outputs,
+            "output_position": outputs.index(t["index"]) if t["index"] in outputs else -1,
+            "shape": [1 if d < 0 else d for d in t["shape"]], "signature": t["shape_signature"],
+            "quantization": (t["scales"][0], t["zero_points"][0]) if per_tensor else (0.0, 0),
+            "scales": t["scales"], "zero_points": t["zero_points"],
+            "quantized_dimension": t["quantized_dimension"]})
+    return tensors
 
 
 def _fits(signature, shape):
@@ -389,4 +429,61 @@ class SignatureRunner:
         feeds = {self._signature["inputs"][key]: value for key, value in inputs.items()}
         keys = list(self._signature["outputs"])
         results = self._interpreter._session.run(feeds, [self._signature["outputs"][k] for k in keys])
+        return dict(zip(keys, results))
+
+
+class TfliteSignatureRunner:
+    """A .tflite SignatureDef's runner: runner(**{input key: array}) ->
+    {output key: array}, on the signature's own subgraph (the
+    interpreter's, or one loaded for it)."""
+
+    def __init__(self, interpreter, signature_key):
+        self._key = signature_key
+        signature = interpreter._signatures[signature_key]
+        if signature["subgraph"] == interpreter._graph.tflite_subgraph():
+            self._interpreter = interpreter
+        else:
+            path, content, threads, precision = interpreter._model
+            graph = Graph(path, signature=signature_key) if content is None else None
+            if graph is None:
+                raise ValueError("signature %r runs subgraph %d: give the model as model_path to run it"
+                                 % (signature_key, signature["subgraph"]))
+            self._interpreter = Interpreter.__new__(Interpreter)
+            self._interpreter.__dict__.update(_graph=graph, _model=interpreter._model, _lite=True,
+                                              _session=Session(graph, num_threads=threads, precision=precision),
+                                              _lock=threading.RLock(), _signatures=interpreter._signatures,
+                                              _buffers={}, _allocated=False)
+            self._interpreter._tensors = _tflite_tensors(graph.tflite_tensors(), *graph.tflite_io())
+        self._signature = signature
+
+    def _named(self, side):
+        tensors = self._interpreter._tensors
+        return {key: _details(tensors[index]) for key, index in self._signature[side].items()}
+
+    def get_input_details(self):
+        self._interpreter._live()
+        return self._named("inputs")
+
+    def get_output_details(self):
+        self._interpreter._live()
+        return self._named("outputs")
+
+    def allocate_tensors(self):
+        self._interpreter._live()
+
+    def __call__(self, **inputs):
+        interpreter = self._interpreter
+        interpreter._live()
+        wanted = self._signature["inputs"]
+        for key in inputs:
+            if key not in wanted:
+                raise ValueError("Invalid Input name (%s) for SignatureDef %s: its inputs are %s"
+                                 % (key, self._key, list(wanted)))
+        if len(inputs) != len(wanted):
+            raise ValueError("Invalid number of inputs provided for running a SignatureDef, expected %d vs "
+                             "provided %d (%s)" % (len(wanted), len(inputs), ", ".join(wanted)))
+        tensors = interpreter._tensors
+        feeds = {tensors[wanted[key]]["feed"]: np.asarray(value) for key, value in inputs.items()}
+        keys = list(self._signature["outputs"])
+        results = interpreter._session.run(feeds, [tensors[self._signature["outputs"][k]]["feed"] for k in keys])
         return dict(zip(keys, results))

@@ -75,8 +75,12 @@ tfpi_code tp_tfl_expect_per_tensor(tp_op_ctx *ctx, const char *role, int i, tp_t
 
 bool tp_tfl_input_absent(const tp_op_ctx *ctx, int i)
 {
-    return i >= ctx->num_inputs || (size_t)i >= ctx->def->n_input ||
-           strcmp(ctx->def->input[i], TP_TFL_NO_VALUE) == 0;
+    if (i >= ctx->num_inputs || (size_t)i >= ctx->def->n_input)
+        return true;
+    /* TFLiteNoValue, or "<call>/TFLiteNoValue:0" inside an inlined subgraph */
+    const char *input = ctx->def->input[i];
+    size_t len = strcspn(input, ":"), n = strlen(TP_TFL_NO_VALUE);
+    return len >= n && strncmp(input + len - n, TP_TFL_NO_VALUE, n) == 0 && (len == n || input[len - n - 1] == '/');
 }
 
 tfpi_code tp_tfl_activation_of(tp_op_ctx *ctx, tp_tfl_activation *act)

@@ -34,7 +34,9 @@
  *    the same with "q_out<j>_"; one scale means per tensor, more mean one
  *    per slice along dim. A tensor without quantization has none of them.
  *  - "T" gives the dtype of output 0, so the signature checks and
- *    summaries see it like any TF node's.
+ *    summaries see it like any TF node's, and "builtin_code" (int) the
+ *    operator's BuiltinOperator code (32, CUSTOM, for custom operators):
+ *    a node with one is a TFLite operator's.
  * Kernels read these only through the functions below, so the reader and
  * the kernels agree in one place. */
 #ifndef TFPI_TFLITE_NODE_H
@@ -45,9 +47,7 @@
 
 #include "kernel/kernel.h"
 #include "compute/tflite_fixed_point.h"
-
-/* The name and op of the node an absent optional input comes from. */
-#define TP_TFL_NO_VALUE "TFLiteNoValue"
+#include "model/tflite_graph.h" /* TP_TFL_NO_VALUE: the node an absent optional input comes from */
 
 /* A tensor's quantization: count scales and zero points (1: per tensor;
  * more: per slice along dim). The arrays point into the node's attributes. */

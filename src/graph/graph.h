@@ -30,7 +30,8 @@ typedef struct tp_node {
     int num_outputs; /* max output index any input refers to + 1, at least 1 */
 } tp_node;
 
-struct tp_model_info; /* graph/model_info.h */
+struct tp_model_info;    /* graph/model_info.h */
+struct tp_memmapped_dir; /* graph/memmapped.h */
 
 struct tfpi_graph {
     int num_nodes;
@@ -40,6 +41,9 @@ struct tfpi_graph {
     void *backing; /* memory the NodeDefs point into (memmapped models), or NULL */
     void (*free_backing)(void *backing);
     bool backing_borrowed; /* a copy's backing and model: the original graph frees them */
+    /* The named regions of the backing that ImmutableConst nodes read
+     * (memmapped models, .tflite buffers), or NULL. */
+    const struct tp_memmapped_dir *regions;
     tp_derived_cache *derived; /* values kernels derive once for all sessions (derived.h) */
     /* SavedModels, .meta files, graphs with a checkpoint: signature and variables; else NULL. */
     struct tp_model_info *model;
@@ -77,6 +81,12 @@ tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped,
 
 /* Loads a binary or memmapped GraphDef file (graph_load.c). */
 tfpi_graph *tp_graph_load_path(const char *path, tfpi_status *status);
+/* The same from a buffer (copied as needed). */
+tfpi_graph *tp_graph_load_buffer(const void *data, size_t size, tfpi_status *status);
+/* Loads a model of any TensorFlow form from a path, as tfpi_graph_load
+ * describes (model_load.c); src/model/model_open.c chooses it for
+ * everything that is not a .tflite. */
+tfpi_graph *tp_graph_load_model(const char *path, const tfpi_load_options *options, tfpi_status *status);
 
 /* The same for a MetaGraphDef's GraphDef, with its stripped_op_list
  * (serialized OpList; size 0: none): the ops' output argument names and

@@ -110,6 +110,7 @@ void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original)
     copy->backing = original->backing;
     copy->free_backing = original->free_backing;
     copy->model = original->model;
+    copy->regions = original->regions;
     copy->backing_borrowed = true;
 }
 

@@ -87,12 +87,10 @@ tfpi_code tp_memmapped_const(const tp_memmapped_dir *dir, const Tfpi__NodeDef *d
 tfpi_code tp_graph_mapped_const(const tfpi_graph *graph, const Tfpi__NodeDef *def, tfpi_tensor *out,
                                 tfpi_status *status)
 {
-    const mapped_model *m = graph->free_backing == mapped_model_free ? graph->backing : NULL;
-    return tp_memmapped_const(m ? &m->dir : NULL, def, out, status);
+    return tp_memmapped_const(graph->regions, def, out, status);
 }
 
-/* Every ImmutableConst node must fit its region; checked once at load. */
-static tfpi_code check_mapped_consts(const tfpi_graph *g, const char *source, tfpi_status *status)
+tfpi_code tp_graph_check_mapped_consts(const tfpi_graph *g, const char *source, tfpi_status *status)
 {
     for (int i = 0; i < g->num_nodes; i++) {
         if (strcmp(g->nodes[i].def->op, "ImmutableConst") != 0)
@@ -128,7 +126,8 @@ tfpi_graph *tp_graph_load_memmapped(tp_model_bytes bytes, const char *source, tf
     }
     g->backing = m;
     g->free_backing = mapped_model_free;
-    if (check_mapped_consts(g, source, status) != TFPI_OK) {
+    g->regions = &m->dir;
+    if (tp_graph_check_mapped_consts(g, source, status) != TFPI_OK) {
         tfpi_graph_free(g);
         return NULL;
     }

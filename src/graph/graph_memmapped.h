@@ -16,6 +16,16 @@ typedef struct tp_model_bytes {
     void (*release)(uint8_t *data, size_t size);
 } tp_model_bytes;
 
+/* Maps a whole non-empty regular file, read-only (released by munmap). */
+tfpi_code tp_map_model_file(const char *path, tp_model_bytes *out, tfpi_status *status);
+/* A 64-byte aligned copy of data (NULL if out of memory), and the release
+ * function of such copies. */
+uint8_t *tp_aligned_copy(const void *data, size_t size);
+void tp_free_model_bytes(uint8_t *data, size_t size);
+/* Loads a binary or memmapped GraphDef from bytes handed over (released
+ * here, or for a memmapped model when the graph is freed). */
+tfpi_graph *tp_graph_load_bytes(tp_model_bytes bytes, const char *source, tfpi_status *status);
+
 /* Loads a memmapped model (tp_memmapped_detect said yes). Takes ownership
  * of bytes whatever the outcome: the graph keeps them until it is freed. */
 tfpi_graph *tp_graph_load_memmapped(tp_model_bytes bytes, const char *source, tfpi_status *status);
@@ -26,6 +36,9 @@ tfpi_graph *tp_graph_load_memmapped(tp_model_bytes bytes, const char *source, tf
  * fit the node. */
 tfpi_code tp_graph_mapped_const(const tfpi_graph *graph, const Tfpi__NodeDef *def, tfpi_tensor *out,
                                 tfpi_status *status);
+/* Every ImmutableConst node of g must fit its region: checked once at
+ * load, so a bad file fails there, naming the node. */
+tfpi_code tp_graph_check_mapped_consts(const tfpi_graph *g, const char *source, tfpi_status *status);
 /* The same against a directory read with tp_memmapped_read_dir (dir may be
  * NULL: no regions). */
 tfpi_code tp_memmapped_const(const tp_memmapped_dir *dir, const Tfpi__NodeDef *def, tfpi_tensor *out,

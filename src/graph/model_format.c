@@ -98,10 +98,7 @@ const char *tp_model_format_hint(const uint8_t *data, size_t size, const char *p
 {
     const char *base = base_name(path);
     int dir_len = (int)(base - path > 1 ? base - path - 1 : base - path);
-    if (size >= 8 && memcmp(data + 4, "TFL3", 4) == 0)
-        snprintf(buf, bufsize, "%s: a TensorFlow Lite model (.tflite), not a TensorFlow graph: give tfpi the SavedModel "
-                 "directory or frozen .pb it was converted from", path);
-    else if (is_hdf5(data, size))
+    if (is_hdf5(data, size))
         snprintf(buf, bufsize, "%s: a Keras HDF5 model (.h5): save it as a SavedModel (in Python with TensorFlow 2: "
                  "tf.keras.models.load_model('%s').save('model_dir')) and give tfpi the directory", path, base);
     else if (size >= 4 && memcmp(data, "PK\3\4", 4) == 0)

@@ -1,5 +1,4 @@
-/* model_format.h - names the model formats tfpi does not run (TFLite,
- * Keras HDF5 and .keras, ONNX, a checkpoint's own files, a SavedModel's
+/* model_format.h - names the model formats tfpi does not run (Keras HDF5 and .keras, ONNX, a checkpoint's own files, a SavedModel's
  * inner saved_model.pb), for the one-line error a user gets instead of a
  * protobuf parse error, with what to do instead. */
 #ifndef TFPI_MODEL_FORMAT_H
@@ -8,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "PATH: a TensorFlow Lite model (.tflite); ..." into buf when data (the
+/* "PATH: a Keras HDF5 model (.h5): ..." into buf when data (the
  * file at path) is a format tfpi recognises but does not load as a graph;
  * NULL otherwise. */
 const char *tp_model_format_hint(const uint8_t *data, size_t size, const char *path, char *buf, size_t bufsize);

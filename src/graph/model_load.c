@@ -1,4 +1,4 @@
-/* model_load.c - tfpi_graph_load: opens a model from whatever path a user
+/* model_load.c - tp_graph_load_model: opens a model from whatever path a user
  * has (a SavedModel directory, a training directory, a .meta with its
  * checkpoint, a GraphDef with or without one), builds the graph and its
  * model info (signature, variables bound to the checkpoint), and names the
@@ -248,7 +248,7 @@ static tfpi_graph *load_other(const char *path, const tfpi_load_options *o, tfpi
     return NULL;
 }
 
-tfpi_graph *tfpi_graph_load(const char *path, const tfpi_load_options *options, tfpi_status *status)
+tfpi_graph *tp_graph_load_model(const char *path, const tfpi_load_options *options, tfpi_status *status)
 {
     static const tfpi_load_options defaults = {0};
     const tfpi_load_options *o = options ? options : &defaults;
@@ -275,11 +275,6 @@ tfpi_graph *tfpi_graph_load(const char *path, const tfpi_load_options *options, 
         return load_graph_with_checkpoint(path, o->checkpoint, status);
     tfpi_graph *g = tp_graph_load_path(path, status);
     return g ? g : load_other(path, o, status);
-}
-
-tfpi_graph *tfpi_graph_load_file(const char *path, tfpi_status *status)
-{
-    return tfpi_graph_load(path, NULL, status);
 }
 
 const char *tfpi_graph_signature(const tfpi_graph *graph)

@@ -191,6 +191,7 @@ Tfpi__AttrValue *tp_attr_new_string(const char *s)
     }
     if (v) {
         memcpy(v->s.data, s, len);
+        v->s.data[len] = 0; /* so a reader may use it as a C string */
         v->s.len = len;
     }
     return v;
@@ -235,5 +236,107 @@ Tfpi__AttrValue *tp_attr_new_int32_scalar(int32_t value)
     t->int_val = ints;
     t->n_int_val = 1;
     v->tensor = t;
+    return v;
+}
+
+/* A TensorShapeProto of dims[0..n) (-1: unknown size; n < 0: unknown rank). */
+static Tfpi__TensorShapeProto *new_shape(const int64_t *dims, int n)
+{
+    Tfpi__TensorShapeProto *shape = malloc(sizeof *shape);
+    if (!shape)
+        return NULL;
+    tfpi__tensor_shape_proto__init(shape);
+    shape->unknown_rank = n < 0;
+    size_t count = n > 0 ? (size_t)n : 0;
+    shape->dim = calloc(count + 1, sizeof *shape->dim);
+    for (size_t i = 0; shape->dim && i < count; i++) {
+        if (!(shape->dim[i] = malloc(sizeof *shape->dim[i])))
+            break;
+        tfpi__tensor_shape_proto__dim__init(shape->dim[i]);
+        shape->dim[i]->size = dims[i];
+        shape->n_dim = i + 1;
+    }
+    if (!shape->dim || shape->n_dim != count) {
+        tfpi__tensor_shape_proto__free_unpacked(shape, NULL);
+        return NULL;
+    }
+    return shape;
+}
+
+Tfpi__AttrValue *tp_attr_new_shape(const int64_t *dims, int n)
+{
+    Tfpi__AttrValue *v = new_value(TFPI__ATTR_VALUE__VALUE_SHAPE);
+    if (v && !(v->shape = new_shape(dims, n))) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+Tfpi__AttrValue *tp_attr_new_tensor(tfpi_dtype dtype, const int64_t *dims, int n, const void *data, size_t bytes)
+{
+    Tfpi__AttrValue *v = new_value(TFPI__ATTR_VALUE__VALUE_TENSOR);
+    Tfpi__TensorProto *t = v ? malloc(sizeof *t) : NULL;
+    if (t)
+        tfpi__tensor_proto__init(t);
+    if (v)
+        v->tensor = t;
+    if (!t || !(t->tensor_shape = new_shape(dims, n)) || !(t->tensor_content.data = malloc(bytes + 1))) {
+        if (v)
+            tfpi__attr_value__free_unpacked(v, NULL);
+        return NULL;
+    }
+    t->dtype = (Tfpi__DataType)dtype;
+    if (bytes)
+        memcpy(t->tensor_content.data, data, bytes);
+    t->tensor_content.len = bytes;
+    return v;
+}
+
+Tfpi__AttrValue *tp_attr_new_list(void)
+{
+    Tfpi__AttrValue *v = new_value(TFPI__ATTR_VALUE__VALUE_LIST);
+    if (v && !(v->list = malloc(sizeof *v->list))) {
+        free(v);
+        return NULL;
+    }
+    if (v)
+        tfpi__attr_value__list_value__init(v->list);
+    return v;
+}
+
+Tfpi__AttrValue *tp_attr_new_int_list(const int64_t *values, size_t n)
+{
+    Tfpi__AttrValue *v = tp_attr_new_list();
+    if (v && !(v->list->i = malloc((n + 1) * sizeof *v->list->i))) {
+        tfpi__attr_value__free_unpacked(v, NULL);
+        return NULL;
+    }
+    if (v && n)
+        memcpy(v->list->i, values, n * sizeof *values);
+    if (v)
+        v->list->n_i = n;
+    return v;
+}
+
+Tfpi__AttrValue *tp_attr_new_float_list(const float *values, size_t n)
+{
+    Tfpi__AttrValue *v = tp_attr_new_list();
+    if (v && !(v->list->f = malloc((n + 1) * sizeof *v->list->f))) {
+        tfpi__attr_value__free_unpacked(v, NULL);
+        return NULL;
+    }
+    if (v && n)
+        memcpy(v->list->f, values, n * sizeof *values);
+    if (v)
+        v->list->n_f = n;
+    return v;
+}
+
+Tfpi__AttrValue *tp_attr_new_float(float f)
+{
+    Tfpi__AttrValue *v = new_value(TFPI__ATTR_VALUE__VALUE_F);
+    if (v)
+        v->f = f;
     return v;
 }

@@ -44,6 +44,16 @@ Tfpi__AttrValue *tp_attr_new_int(int64_t i);
 Tfpi__AttrValue *tp_attr_new_bool(bool b);
 Tfpi__AttrValue *tp_attr_new_string(const char *s);
 Tfpi__AttrValue *tp_attr_new_type_list(const tfpi_dtype *types, size_t n);
+Tfpi__AttrValue *tp_attr_new_float(float f);
+/* An empty list, and lists of ints or floats (copied). */
+Tfpi__AttrValue *tp_attr_new_list(void);
+Tfpi__AttrValue *tp_attr_new_int_list(const int64_t *values, size_t n);
+Tfpi__AttrValue *tp_attr_new_float_list(const float *values, size_t n);
+/* A shape attribute: dims[0..n) (-1: unknown size), n < 0: unknown rank. */
+Tfpi__AttrValue *tp_attr_new_shape(const int64_t *dims, int n);
+/* A tensor attribute (a Const's value): dtype, shape dims[0..n), `bytes`
+ * bytes of data copied as its tensor_content. */
+Tfpi__AttrValue *tp_attr_new_tensor(tfpi_dtype dtype, const int64_t *dims, int n, const void *data, size_t bytes);
 /* A scalar int32 tensor (a Const's value). */
 Tfpi__AttrValue *tp_attr_new_int32_scalar(int32_t v);
 

@@ -2,7 +2,7 @@
  * tfpi_image_decode (this file), TF1's legacy bilinear resize and the
  * normalised model input. Uses only src/core/.
  *
- * image_codec.h - the JPEG and PNG decoders behind tfpi_image_decode, and
+ * image_codec.h - the JPEG, PNG and BMP decoders behind tfpi_image_decode, and
  * the size check and pixel allocation they share. */
 #ifndef TFPI_IMAGE_CODEC_H
 #define TFPI_IMAGE_CODEC_H
@@ -27,5 +27,6 @@ tfpi_code tp_decode_jpeg(const uint8_t *data, size_t size, const char *name,
                          tfpi_image *out, tfpi_status *status);
 tfpi_code tp_decode_png(const uint8_t *data, size_t size, const char *name,
                         tfpi_image *out, tfpi_status *status);
+tfpi_code tp_decode_bmp(const uint8_t *data, size_t size, const char *name, tfpi_image *out, tfpi_status *status);
 
 #endif

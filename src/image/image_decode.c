@@ -55,8 +55,10 @@ tfpi_code tfpi_image_decode(const void *data, size_t size, const char *name,
     if (bytes && size >= sizeof png_magic &&
         memcmp(bytes, png_magic, sizeof png_magic) == 0)
         return tp_decode_png(bytes, size, name, out, status);
+    if (bytes && size >= 2 && bytes[0] == 'B' && bytes[1] == 'M')
+        return tp_decode_bmp(bytes, size, name, out, status);
     return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
-                    "%s: not a JPEG or PNG image", name);
+                    "%s: not a JPEG, PNG or BMP image", name);
 }
 
 /* Reads all of `file` into a new buffer; returns 0 or an errno value. */

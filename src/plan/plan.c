@@ -176,8 +176,9 @@ tfpi_code tp_plan_check_feed(const Tfpi__NodeDef *def, const char *name, const t
 static tfpi_code use_output(tp_plan *plan, tp_edge e, const char *reader, tfpi_status *status)
 {
     const Tfpi__NodeDef *def = plan->graph->nodes[e.node].def;
-    int count = tp_op_output_count(def, tp_find_kernel(def->op));
-    if (e.index >= count)
+    const tp_kernel *kernel = tp_find_kernel(def->op);
+    int count = tp_op_output_count(def, kernel);
+    if (kernel && e.index >= count) /* without a kernel, prepare names the missing op */
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s reads output %d of node '%s' (%s), which has %d",
                                reader, e.index, def->name, def->op, count);
     tp_op_ctx *ctx = &plan->nodes[e.node].ctx;
@@ -251,6 +252,16 @@ static tfpi_code set_feed_shapes(tp_plan *plan, const char *const *names, tfpi_t
 tfpi_code tp_plan_missing_kernel(const Tfpi__NodeDef *def, tfpi_status *status)
 {
     const char *file = tp_kernel_file_for_op(def->op);
+    const int64_t builtin = tp_attr_int(def, "builtin_code", -1); /* a TFLite operator's (tflite_node.h) */
+    if (!file && builtin == 32) /* CUSTOM */
+        return tfpi_status_set(status, TFPI_UNIMPLEMENTED,
+                               "node '%s' needs TensorFlow Lite custom operator %s, which tfpi does not implement",
+                               def->name, def->op);
+    if (!file && builtin >= 0)
+        return tfpi_status_set(status, TFPI_UNIMPLEMENTED,
+                               "node '%s' needs TensorFlow Lite operator %s (builtin code %lld), which tfpi does not "
+                               "implement",
+                               def->name, def->op, (long long)builtin);
     if (file)
         return tfpi_status_set(status, TFPI_UNIMPLEMENTED,
                         "node '%s' needs op '%s', which is not compiled in: add the line '%s' to "

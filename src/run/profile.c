@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/tflite_options.h"
+
 static int64_t estimate_flops(const tp_op_ctx *ctx)
 {
     const char *op = ctx->def->op;
@@ -33,6 +35,18 @@ static int64_t estimate_flops(const tp_op_ctx *ctx)
     return 0;
 }
 
+/* The op a user knows the node by: the TensorFlow Lite operator it was
+ * translated from (attribute tflite_operator, model/tflite_float_ops.c),
+ * else its own op. */
+static const char *op_name(const Tfpi__NodeDef *def)
+{
+    const Tfpi__AttrValue *a = tp_attr(def, "tflite_operator");
+    const char *name = a && a->value_case == TFPI__ATTR_VALUE__VALUE_S
+                           ? tp_tfl_builtin_named((const char *)a->s.data, a->s.len)
+                           : NULL;
+    return name ? name : def->op;
+}
+
 tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count, const tp_op_ctx ***steps)
 {
     tfpi_node_profile *records = calloc((size_t)plan->num_steps + 1, sizeof *records);
@@ -51,7 +65,7 @@ tfpi_node_profile *tp_profile_new(const tp_plan *plan, int *count, const tp_op_c
         (*steps)[*count] = ctx;
         tfpi_node_profile *r = &records[(*count)++];
         r->name = ctx->def->name;
-        r->op = ctx->def->op;
+        r->op = op_name(ctx->def);
         r->flops = estimate_flops(ctx);
         for (int o = 0; o < ctx->num_outputs; o++)
             r->output_bytes += tp_byte_size(&ctx->outputs[o]);

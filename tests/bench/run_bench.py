@@ -20,8 +20,9 @@ benchmark_model reports the model loaded) against the bound 1.3 x model
 file + planned arena, and the process's peak including the load (VmHWM).
 Then, per model at 1 thread, where the time goes: the share of each op
 type (benchmark_model's summary by node type), so the next bottleneck is
-visible. Last, the 8-bit rows (eightbit.py): ResNet-50, Inception v3 and MobileNet v1
-1.0 through quantize_nodes with frozen ranges, against the float graphs.
+visible. Then the 8-bit rows (eightbit.py): ResNet-50, Inception v3 and MobileNet v1
+1.0 through quantize_nodes with frozen ranges, against the float graphs. Last,
+MobileNet v1 1.0 as a float .tflite against its frozen graph (tflite_bench.py).
 """
 import argparse
 import json
@@ -35,6 +36,7 @@ import threading
 import time
 
 import eightbit
+import tflite_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -199,6 +201,8 @@ def main():
         print("%s, 1 thread, time by op type: %s" % (name, ", ".join("%s %.1f%%" % s for s in shares)))
     if args.eightbit:
         eightbit.table(args.bin_dir, MODELS_DIR, args.eightbit, args.threads, args.samples, load_meta, benchmark_args)
+    tflite_bench.table(args.bin_dir, MODELS_DIR, ["mobilenet_v1_1.0_224"], args.threads, args.samples, load_meta,
+                       benchmark_args)
 
 
 if __name__ == "__main__":

@@ -73,8 +73,6 @@ mkdir -p "$T/empty_dir"
 wrong() { # NAME PATTERN PATH
     expect_error "$1" "$2" run_graph --graph="$3" --output=y
 }
-wrong "a .tflite" "tflite_model.tflite: a TensorFlow Lite model \(.tflite\), not a TensorFlow graph" \
-    $SM/digit_tflite_tf2/tflite_model.tflite
 wrong "a Keras .h5" "model.h5: a Keras HDF5 model \(.h5\): save it as a SavedModel" "$T/model.h5"
 wrong "a Keras 3 .keras" "model.keras: a Keras 3 model \(.keras\): export a SavedModel" "$T/model.keras"
 wrong "an ONNX model" "model.onnx: an ONNX model, not a TensorFlow graph" "$T/model.onnx"
@@ -87,8 +85,6 @@ wrong "a checkpoint's data file" "variables.data-00000-of-00001: a checkpoint's 
 wrong "a checkpoint prefix" "houseprices_ckpt/model.ckpt: a checkpoint prefix" $SM/houseprices_ckpt/model.ckpt
 wrong "a directory that is none of these" "empty_dir: a directory that is not a SavedModel \(no saved_model.pb\) nor a training checkpoint directory" \
     "$T/empty_dir"
-expect_error "summarize_graph names a .tflite too" "a TensorFlow Lite model" \
-    summarize_graph --in_graph=$SM/digit_tflite_tf2/tflite_model.tflite
 
 # A frozen MobileNet as a SavedModel (its variables in two data shards, each mapped in place) and as a
 # .meta + checkpoint.

@@ -2,12 +2,12 @@
 # test_source_layers.sh - checks the include rules of the source tree (README,
 # "How the code is organised"): each folder under src/ includes only its own
 # headers and those of the folders below it in
-#     core < image < graph < kernel < compute < plan < run,
-# kernels/ reaches up to compute/, tools/ up to graph/, and pi_examples/
+#     core < image < graph < model < kernel < compute < plan < run,
+# kernels/ reaches up to compute/, tools/ up to model/, and pi_examples/
 # only the public tfpi.h. At most two .c files sit at the top of src/.
 . tests/cli/lib.sh
 
-LAYERS="core image graph kernel compute plan run"
+LAYERS="core image graph model kernel compute plan run"
 
 # rank LAYER: position of a src/ folder in LAYERS (1 = lowest), 0 if none.
 rank() {
@@ -56,10 +56,10 @@ done
 # shellcheck disable=SC2046
 check_ceiling "kernels/ reach at most src/compute/" compute $(find kernels -name '*.c')
 # shellcheck disable=SC2046
-check_ceiling "tools/ reach at most src/graph/" graph $(find tools -name '*.[ch]')
+check_ceiling "tools/ reach at most src/model/" model $(find tools -name '*.[ch]')
 
 # pi_examples: no src/ header but the public one.
-bad=$(grep -rn '#[[:space:]]*include[[:space:]]*"\(core\|image\|graph\|kernel\|compute\|plan\|run\)/' pi_examples)
+bad=$(grep -rn '#[[:space:]]*include[[:space:]]*"\(core\|image\|graph\|model\|kernel\|compute\|plan\|run\)/' pi_examples)
 if [ -z "$bad" ]; then cli_result "pi_examples/ include only tfpi.h from src/" yes
 else cli_result "pi_examples/ include only tfpi.h from src/" no "$(echo "$bad" | head -n 5)"; fi
 

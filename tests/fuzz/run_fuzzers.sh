@@ -4,7 +4,8 @@
 # the hostile-model corpus (tests/cli/hostile_models.py), the function
 # graphs (tests/cli/function_graphs.py: calls, While/If/Case, variables),
 # one-op graphs of every registered op (tests/fuzz/op_graphs.py), checkpoints
-# (tests/fuzz/seed_checkpoints.py), SavedModels and tests/fuzz/seeds,
+# (tests/fuzz/seed_checkpoints.py), SavedModels, .tflite files and the
+# hostile .tflite corpus (tests/cli/hostile_tflite.py) and tests/fuzz/seeds,
 # copied into gen/fuzz-corpus/<harness>/ (kept between campaigns, never
 # committed). fuzz_graphdef also gets tests/fuzz/graphdef.dict. FUZZ_RUNS
 # stops each harness after that many executions instead (one campaign),
@@ -70,6 +71,11 @@ done
     >"$CORPUS/fuzz_saved_model/text_saved_model.pbtxt" 2>/dev/null
 mkdir -p "$CORPUS/fuzz_transform_spec"
 echo 'a b(c=1, d="x,y") e( f = g )' >"$CORPUS/fuzz_transform_spec/seed"
+# fuzz_tflite: the small .tflite models and the hostile .tflite corpus
+seed fuzz_tflite $(find "$TD" -name '*.tflite' -size -1M 2>/dev/null)
+if "$PY" tests/cli/hostile_tflite.py "$CORPUS/hostile_tflite" >/dev/null 2>&1; then
+    seed fuzz_tflite "$CORPUS"/hostile_tflite/*.tflite
+fi
 mkdir -p "$CORPUS/fuzz_memmapped"
 "$TOOLS/convert_graphdef_memmapped_format" --in_graph="$TD/mnist/mnist.pb" \
     --out_graph="$CORPUS/fuzz_memmapped/mnist" --min_conversion_tensor_size=64 >/dev/null 2>&1

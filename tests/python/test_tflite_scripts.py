@@ -2,7 +2,9 @@
 with only their import line changed, and print what tfpi's C tools print:
 
 - tflite_scripts/label_image.py (TensorFlow's tflite label_image.py, in the
-  tflite_runtime form) on MobileNet v1 0.25 224 against `label_image`;
+  tflite_runtime form) on MobileNet v1 0.25 224 against `label_image`, and
+  on a .tflite MobileNet (tests/cli/make_tflite_mobilenet.py) against
+  `label_image` on the same file;
 - tflite_scripts/detect_objects.py (a typical Raspberry Pi detection
   script) on the Object Detection API SSD against `detect`.
 
@@ -30,6 +32,7 @@ MOBILENET = os.path.join(TD, "mobilenet_v1_0.25_224")
 SSD = os.path.join(TD, "detection", "ssd_aiy")
 JPEG = os.path.join(TD, "images", "grace_hopper.jpg")
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tflite_scripts")
+CLI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli")
 IMPORTS = {"import tflite_runtime.interpreter as tflite": "import tfpi.interpreter as tflite",
            "from tflite_runtime.interpreter import Interpreter": "from tfpi.interpreter import Interpreter"}
 
@@ -58,8 +61,8 @@ def picture(size, name):
     return path
 
 
-def label_image_top5(image):
-    out = run([os.path.join(BIN, "label_image"), "--graph=" + os.path.join(MOBILENET, "frozen_graph.pb"),
+def label_image_top5(image, model=os.path.join(MOBILENET, "frozen_graph.pb")):
+    out = run([os.path.join(BIN, "label_image"), "--graph=" + model,
                "--labels=" + os.path.join(MOBILENET, "labels.txt"), "--image=" + image], tool=True)
     return [(int(m.group(1)), float(m.group(2))) for m in re.finditer(r"\((\d+)\): ([0-9.e-]+)", out.stdout)]
 
@@ -88,6 +91,30 @@ def test_label_image():
           got.returncode == 0 and top and want and top[0][0] == want[0][0], "script %s, label_image %s" % (top, want))
 
 
+def tflite_mobilenet():
+    """A float MobileNet v1 0.25 128 .tflite made from make_models.py's
+    frozen graph (tests/cli/make_tflite_mobilenet.py)."""
+    tools = os.environ.get("TFPI_TOOLS", "../shared/tools")
+    subprocess.run([sys.executable, os.path.join(tools, "make_models.py"), "--out", TMP, "--only",
+                    "mobilenet_v1_0.25_128_synthetic"], check=True, capture_output=True)
+    model = os.path.join(TMP, "mobilenet.tflite")
+    subprocess.run([sys.executable, os.path.join(CLI, "make_tflite_mobilenet.py"),
+                    os.path.join(TMP, "mobilenet_v1_0.25_128_synthetic.pb"), model], check=True)
+    return model
+
+
+def test_label_image_tflite():
+    script = with_tfpi_import("label_image.py")
+    model = tflite_mobilenet()
+    square = picture(128, "grace_hopper_128.png")
+    got = run([sys.executable, script, "-i", square, "-m", model, "-l", os.path.join(MOBILENET, "labels.txt")])
+    top, want = script_top5(got.stdout), label_image_top5(square, model)
+    check("tflite label_image.py on a .tflite MobileNet prints label_image's top 5 on it (scores within 1e-5)",
+          got.returncode == 0 and len(want) == 5 and [i for i, _ in top] == [i for i, _ in want] and
+          all(abs(a[1] - b[1]) <= 1e-5 for a, b in zip(top, want)),
+          "script %s, label_image %s %s" % (top, want, got.stderr[-300:]))
+
+
 def test_detection():
     script = with_tfpi_import("detect_objects.py")
     square = picture(256, "grace_hopper_256.png")
@@ -112,5 +139,5 @@ def test_detection():
           "script %s, detect %s" % (lines, want))
 
 
-run_groups(test_label_image, test_detection)
+run_groups(test_label_image, test_label_image_tflite, test_detection)
 summary()

@@ -384,8 +384,8 @@ def test_saved_model():
     check("a .meta with its checkpoint", out.shape == (2,) and np.isfinite(out).all(), out)
     expect_error("tags= that no meta graph has", r"no MetaGraph with tags \{ train \}; available: \{ serve \}",
                  lambda: tfpi.Graph(os.path.join(sm, "xor_tf1", "1"), tags="train"))
-    expect_error("a .tflite is named", "TensorFlow Lite model",
-                 lambda: tfpi.Graph(os.path.join(sm, "digit_tflite_tf2", "tflite_model.tflite")))
+    lite = tfpi.Graph(os.path.join(sm, "digit_tflite_tf2", "tflite_model.tflite"))
+    check("a .tflite loads, served through its signature", lite.outputs() == ["dense_1"], lite.outputs())
     d = os.path.join(TMP, "mobilenet_sm")
     subprocess.run([sys.executable, "tests/cli/make_saved_model.py", MODEL, d, "--input=input", "--output=" + OUTPUT,
                     "--rename"], check=True)

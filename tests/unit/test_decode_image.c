@@ -242,7 +242,7 @@ static void test_errors(void)
     expect_error(&jpeg_ratio, grey_jpeg, sizeof grey_jpeg, "ratio 2");
     expect_error(&jpeg_dct, grey_jpeg, sizeof grey_jpeg, "dct_method");
     const char *text = "GIF89a, or rather not an image at all";
-    expect_error(&jpeg3, (const uint8_t *)text, strlen(text), "not a JPEG or PNG");
+    expect_error(&jpeg3, (const uint8_t *)text, strlen(text), "not a JPEG, PNG or BMP");
     expect_error(&jpeg3, grey_jpeg, sizeof grey_jpeg / 2, "JPEG");
     expect_error(&png0, rgb_png, 40, "PNG");
 }

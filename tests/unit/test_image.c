@@ -160,7 +160,7 @@ static void test_decode_rejects_non_images(void)
     tfpi_image image;
     CHECK(tfpi_image_decode(text, sizeof text - 1, "notes.txt", &image,
                             &status) == TFPI_INVALID_ARGUMENT);
-    CHECK(strstr(status.message, "not a JPEG or PNG image") != NULL);
+    CHECK(strstr(status.message, "not a JPEG, PNG or BMP image") != NULL);
     CHECK(tfpi_image_decode(text, 4, "x", NULL, &status) == TFPI_INVALID_ARGUMENT);
 }
 
@@ -249,7 +249,7 @@ static void test_load_errors(void)
     CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
     CHECK(tfpi_image_load(path, &image, &status) == TFPI_INVALID_ARGUMENT);
     CHECK(strstr(status.message, path) &&
-          strstr(status.message, "not a JPEG or PNG image"));
+          strstr(status.message, "not a JPEG, PNG or BMP image"));
     CHECK(image.pixels == NULL);
     close(fd);
     unlink(path);
@@ -278,6 +278,65 @@ static void test_to_input_small(void)
         CHECK_NEAR(out[i], (row[i % 12] - 127.5f) / 127.5f, 1e-6);
 }
 
+/* A BMP of width x height at `bits` per pixel (8, 24, 32): the headers, then
+ * rows padded to 4 bytes, bottom-up for a positive height. Returns its size. */
+static size_t make_bmp(uint8_t *out, int32_t width, int32_t height, uint16_t bits, const uint8_t *rows_data,
+                       size_t row_bytes, int rows)
+{
+    memset(out, 0, 54);
+    out[0] = 'B', out[1] = 'M';
+    const uint32_t fields[][2] = {{10, 54}, {14, 40}, {18, (uint32_t)width}, {22, (uint32_t)height}};
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+        for (int b = 0; b < 4; b++)
+            out[fields[f][0] + b] = (uint8_t)(fields[f][1] >> (8 * b));
+    out[26] = 1, out[28] = (uint8_t)bits;
+    memcpy(out + 54, rows_data, row_bytes * (size_t)rows);
+    return 54 + row_bytes * (size_t)rows;
+}
+
+/* TFLite label_image's BMPs: 24-bit bottom-up with row padding, 32-bit
+ * top-down, 8-bit grey; and broken ones refused with one message. */
+static void test_bmp(void)
+{
+    uint8_t file[256];
+    tfpi_status status;
+    tfpi_image image;
+    /* 2x2, 24 bits: rows of 6 bytes padded to 8, stored bottom row first, BGR. */
+    const uint8_t rows24[16] = {1, 2, 3, 4, 5, 6, 0, 0, /* bottom: (3,2,1) (6,5,4) */
+                                7, 8, 9, 10, 11, 12, 0, 0};
+    size_t n = make_bmp(file, 2, 2, 24, rows24, 8, 2);
+    CHECK(tfpi_image_decode(file, n, "a.bmp", &image, &status) == TFPI_OK);
+    const uint8_t want24[12] = {9, 8, 7, 12, 11, 10, 3, 2, 1, 6, 5, 4};
+    CHECK(image.width == 2 && image.height == 2 && memcmp(image.pixels, want24, 12) == 0);
+    tfpi_image_free(&image);
+    /* 2x1, 32 bits, top-down (height -1): BGRA. */
+    const uint8_t rows32[8] = {10, 20, 30, 255, 40, 50, 60, 255};
+    n = make_bmp(file, 2, -1, 32, rows32, 8, 1);
+    CHECK(tfpi_image_decode(file, n, "b.bmp", &image, &status) == TFPI_OK);
+    const uint8_t want32[6] = {30, 20, 10, 60, 50, 40};
+    CHECK(image.height == 1 && memcmp(image.pixels, want32, 6) == 0);
+    tfpi_image_free(&image);
+    /* 3x1, 8 bits: grey repeated into R, G and B. */
+    const uint8_t rows8[4] = {0, 128, 255, 0};
+    n = make_bmp(file, 3, 1, 8, rows8, 4, 1);
+    CHECK(tfpi_image_decode(file, n, "c.bmp", &image, &status) == TFPI_OK);
+    const uint8_t want8[9] = {0, 0, 0, 128, 128, 128, 255, 255, 255};
+    CHECK(image.width == 3 && memcmp(image.pixels, want8, 9) == 0);
+    tfpi_image_free(&image);
+    /* Broken: truncated rows, a huge size, compression, no room for the headers. */
+    n = make_bmp(file, 2, 2, 24, rows24, 8, 2);
+    CHECK(tfpi_image_decode(file, n - 1, "d.bmp", &image, &status) == TFPI_INVALID_ARGUMENT &&
+          strstr(status.message, "do not fit the file") && image.pixels == NULL);
+    n = make_bmp(file, 0x7fffffff, 0x7fffffff, 24, rows24, 8, 2);
+    CHECK(tfpi_image_decode(file, n, "e.bmp", &image, &status) == TFPI_INVALID_ARGUMENT);
+    n = make_bmp(file, 2, 2, 24, rows24, 8, 2);
+    file[30] = 1; /* BI_RLE8 */
+    CHECK(tfpi_image_decode(file, n, "f.bmp", &image, &status) == TFPI_UNIMPLEMENTED &&
+          strstr(status.message, "uncompressed 8-, 24- and 32-bit"));
+    CHECK(tfpi_image_decode(file, 20, "g.bmp", &image, &status) == TFPI_INVALID_ARGUMENT &&
+          strstr(status.message, "too short for its headers"));
+}
+
 int main(void)
 {
     RUN(test_plates_match_tensorflow);
@@ -291,5 +350,6 @@ int main(void)
     RUN(test_load_errors);
     RUN(test_free_is_safe);
     RUN(test_to_input_small);
+    RUN(test_bmp);
     return check_summary();
 }

@@ -11,15 +11,19 @@
 
 #include "file_util.h"
 #include "freeze.h"
+#include "graph/graph.h"
 #include "graph/graph_memmapped.h"
 #include "graph/memmapped.h"
 #include "graph/model_format.h"
 #include "graph/model_info.h"
+#include "graph/node_build.h"
 #include "graph/wire.h"
 #include "graphdef_edit.h"
+#include "model/tflite_schema.h"
 #include "model_source.h"
 #include "pbtxt.h"
 #include "tfpi.h"
+#include "xalloc.h"
 
 /* TensorFlow fields the project's .proto leaves out; a .pbtxt may carry
  * them, and they do not matter to a frozen graph. */
@@ -90,9 +94,41 @@ static Tfpi__GraphDef *read_memmapped(const uint8_t *data, size_t size, const ch
     return graph;
 }
 
+/* A .tflite's translated graph as a GraphDef (its constants inlined as
+ * Const nodes when inline_regions, else ImmutableConst nodes). */
+static Tfpi__GraphDef *read_tflite(const char *path, bool inline_regions, tfpi_status *status)
+{
+    tfpi_graph *g = tfpi_graph_load(path, NULL, status);
+    if (!g)
+        return NULL;
+    Tfpi__GraphDef *graph = xmalloc(sizeof *graph);
+    tfpi__graph_def__init(graph);
+    tfpi_code code = TFPI_OK;
+    for (int i = 0; i < g->num_nodes && code == TFPI_OK; i++) {
+        Tfpi__NodeDef *node = tp_node_copy(g->nodes[i].def);
+        if (!node) {
+            code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", path);
+            break;
+        }
+        gd_append_node(graph, node);
+        if (inline_regions && strcmp(node->op, "ImmutableConst") == 0)
+            code = inline_region(g->regions, node, path, status);
+    }
+    tfpi_graph_free(g);
+    if (code != TFPI_OK) {
+        tfpi__graph_def__free_unpacked(graph, NULL);
+        return NULL;
+    }
+    return graph;
+}
+
 static Tfpi__GraphDef *parse_any(const uint8_t *data, size_t size, const char *path, bool inline_regions,
                                  graph_format *format, tfpi_status *status)
 {
+    if (tp_tfl_detect(data, size)) {
+        *format = GRAPH_FORMAT_BINARY;
+        return read_tflite(path, inline_regions, status);
+    }
     if (has_text_suffix(path)) {
         *format = GRAPH_FORMAT_TEXT;
         return parse_text((const char *)data, size, path, status);

@@ -36,14 +36,9 @@ static int set_label(label_list *labels, int index, const char *name)
     return (labels->names[index] = strdup(name)) ? 0 : -1;
 }
 
-tfpi_code labels_load(const char *path, label_list *out, tfpi_status *status)
+/* Labels from text[0..size) (NUL-terminated after; freed here). */
+static tfpi_code parse(char *text, size_t size, const char *path, label_list *out, tfpi_status *status)
 {
-    size_t size;
-    char *text = (char *)read_file(path, &size, status);
-    out->count = 0;
-    out->names = NULL;
-    if (!text)
-        return status->code;
     int next = 0, failed = 0;
     for (char *line = text, *end; !failed && line < text + size; line = end + 1) {
         end = strchr(line, '\n');
@@ -69,6 +64,36 @@ tfpi_code labels_load(const char *path, label_list *out, tfpi_status *status)
     return TFPI_OK;
 }
 
+tfpi_code labels_load(const char *path, label_list *out, tfpi_status *status)
+{
+    size_t size;
+    char *text = (char *)read_file(path, &size, status);
+    out->count = 0;
+    out->names = NULL;
+    if (!text)
+        return status->code;
+    return parse(text, size, path, out, status);
+}
+
+tfpi_code labels_from_model(const tfpi_graph *graph, const char *source, label_list *out, tfpi_status *status)
+{
+    out->count = 0;
+    out->names = NULL;
+    tfpi_tensor *file = tfpi_tflite_associated_file(graph, NULL, status);
+    if (!file)
+        return status->code;
+    size_t size = tfpi_tensor_byte_size(file);
+    char *text = malloc(size + 1);
+    if (text) {
+        memcpy(text, tfpi_tensor_const_data(file), size);
+        text[size] = '\0';
+    }
+    tfpi_tensor_free(file);
+    if (!text)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory reading its labels", source);
+    return parse(text, size, source, out, status);
+}
+
 const char *labels_name(const label_list *labels, int index, char *buf, size_t size)
 {
     if (labels->count == 0) {
@@ -82,7 +107,8 @@ void labels_check_count(const label_list *labels, const char *path, int64_t scor
 {
     if (labels->count > 0 && labels->count != scores)
         fprintf(stderr, "warning: --labels: %s has %d labels, but the model gives %lld scores: its names may not "
-                        "match the classes\n", path, labels->count, (long long)scores);
+                        "match the classes\n", path ? path : "the model's packed labels file", labels->count,
+                (long long)scores);
 }
 
 const char *labels_first_name(const char *label, char *buf, size_t size)

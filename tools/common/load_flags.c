@@ -18,8 +18,15 @@ const char *load_flags_signature_default(const tfpi_graph *graph, const char *va
 {
     int n = input ? tfpi_graph_signature_num_inputs(graph) : tfpi_graph_signature_num_outputs(graph);
     tp_edge named;
-    if (!value || !tool_default || strcmp(value, tool_default) != 0 || n != 1 ||
+    if (!value || !tool_default || strcmp(value, tool_default) != 0 ||
         tp_graph_resolve(graph, value, input ? "feed" : "fetch", &named, NULL) == TFPI_OK)
         return value;
-    return input ? tfpi_graph_signature_input(graph, 0, NULL) : tfpi_graph_signature_output(graph, 0, NULL);
+    if (n == 1)
+        return input ? tfpi_graph_signature_input(graph, 0, NULL) : tfpi_graph_signature_output(graph, 0, NULL);
+    /* a .tflite without a signature: its first input or output */
+    tfpi_tflite_tensor t;
+    int index = input ? tfpi_tflite_input(graph, 0) : tfpi_tflite_output(graph, 0);
+    if (index >= 0 && tfpi_tflite_get_tensor(graph, index, &t, NULL) == TFPI_OK && t.graph_name)
+        return t.graph_name;
+    return value;
 }

@@ -25,7 +25,8 @@ tfpi_graph *load_flags_graph(const load_flags *l, const char *path, tfpi_status 
 
 /* For a flag still at its tool default (`value` equals `tool_default`)
  * that names nothing in a graph served through a signature with exactly
- * one input (input) or output (!input): that key. Otherwise value. */
+ * one input (input) or output (!input): that key; in a .tflite without
+ * such a signature: its first input or output. Otherwise value. */
 const char *load_flags_signature_default(const tfpi_graph *graph, const char *value, const char *tool_default,
                                          int input);
 

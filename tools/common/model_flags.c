@@ -2,6 +2,8 @@
  * classifier (see model_flags.h). */
 #include "model_flags.h"
 
+#include "tflite_io.h"
+
 #include <stdio.h>
 
 #include "data_path.h"
@@ -30,6 +32,19 @@ bool classifier_model_check_defaults(const classifier_model *m, const char **ima
     return true;
 }
 
+bool classifier_model_packed_labels(const classifier_model *m, const tfpi_graph *graph, label_list *labels)
+{
+    if (m->labels && m->labels != m->default_labels)
+        return false; /* --labels given */
+    label_list packed;
+    tfpi_status status = {0};
+    if (labels_from_model(graph, m->graph, &packed, &status) != TFPI_OK)
+        return false;
+    labels_free(labels);
+    *labels = packed;
+    return true;
+}
+
 tfpi_graph *classifier_model_load(classifier_model *m, const char *path, tfpi_status *status)
 {
     static const classifier_model defaults = CLASSIFIER_MODEL_DEFAULTS;
@@ -37,6 +52,7 @@ tfpi_graph *classifier_model_load(classifier_model *m, const char *path, tfpi_st
     if (graph) {
         m->input_layer = load_flags_signature_default(graph, m->input_layer, defaults.input_layer, 1);
         m->output_layer = load_flags_signature_default(graph, m->output_layer, defaults.output_layer, 0);
+        tflite_input_size(graph, m->input_layer, &m->input_width, &m->input_height);
     }
     return graph;
 }

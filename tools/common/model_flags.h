@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "flags.h"
+#include "labels.h"
 #include "load_flags.h"
 
 typedef struct classifier_model {
@@ -36,8 +37,14 @@ bool classifier_model_check_defaults(const classifier_model *m, const char **ima
 /* Loads m->graph (at path: the flag's value, maybe under a root directory)
  * with m->load; for a SavedModel served through a one-input, one-output
  * signature, --input_layer and --output_layer left at their defaults become
- * its keys. */
+ * its keys; a .tflite's first input and output (its signature's, if it
+ * has one), and its input's height and width are the picture's size, as
+ * TensorFlow Lite's label_image takes them. */
 tfpi_graph *classifier_model_load(classifier_model *m, const char *path, tfpi_status *status);
+
+/* Without --labels, a .tflite's packed labels (Model Maker's zip) replace
+ * *labels; true if they did. */
+bool classifier_model_packed_labels(const classifier_model *m, const tfpi_graph *graph, label_list *labels);
 
 /* An initializer for a classifier_model holding the defaults but the paths
  * (classifier_model_find_defaults fills those). */
@@ -53,7 +60,7 @@ tfpi_graph *classifier_model_load(classifier_model *m, const char *path, tfpi_st
 
 /* The tool_flag table entries that set the fields of the classifier_model m. */
 #define CLASSIFIER_MODEL_FLAGS(m)                                                                      \
-    {"graph", FLAG_STRING, &(m).graph, "model: frozen GraphDef (.pb, .pbtxt, memmapped), SavedModel dir, .meta"}, \
+    {"graph", FLAG_STRING, &(m).graph, "model: frozen GraphDef (.pb, .pbtxt, memmapped), SavedModel dir, .meta, .tflite"}, \
         {"labels", FLAG_STRING, &(m).labels, "labels file (name or index:name per line; none: class numbers)"},   \
         {"input_width", FLAG_INT, &(m).input_width, "width the model expects"},                        \
         {"input_height", FLAG_INT, &(m).input_height, "height the model expects"},                     \
