@@ -22,9 +22,9 @@ near() {
 
 # within_step NAME GOT WANT [STEP]: the run before succeeded and GOT is
 # within one code of WANT (float outputs: within STEP).
-within_step() {
+within_step() { # NAME GOT WANT [STEP|-] [ALLOWED]: within ALLOWED (1) steps of the output's scale
     if [ "$rc" -ne 0 ]; then cli_result "$1" no "exit status $rc: $(head -c 300 "$CLI_TMP/err")"; return; fi
-    if $PY tests/cli/tflite_refs.py steps "$2" "$3" ${4:-} >"$T/cmp"; then cli_result "$1 ($(cat "$T/cmp"))" yes ""
+    if $PY tests/cli/tflite_refs.py steps "$2" "$3" ${4:-} ${5:-} >"$T/cmp"; then cli_result "$1 ($(cat "$T/cmp"))" yes ""
     else cli_result "$1" no "$(cat "$T/cmp")"; fi
 }
 
@@ -150,7 +150,12 @@ while read -r m input output; do
         continue
     fi
     run_tool run_graph --graph="$TL/$m" --input="$input=$dir/input_0.npy" --output="$output=$T/q.npy"
-    within_step "$m against Arm NN" "$T/q.npy" "$dir/ref_armnn_0.npy" $(case $m in fashion*) echo 0.00390625 ;; esac)
+    # chess_effnet_int8: within 4 steps. tfpi follows TFLite's integer rules (its stem convolution
+    # agrees with them, computed independently in Python, on every output where it and Arm NN
+    # differ: 2,306 of 401,408 by one step); EfficientNet-lite's first depthwise multiplies such a
+    # step by up to 18 (channel 17), and its softmax ends 4 steps (of 1/256) from Arm NN's.
+    within_step "$m against Arm NN" "$T/q.npy" "$dir/ref_armnn_0.npy" \
+        $(case $m in fashion*) echo 0.00390625 ;; chess*) echo - 4 ;; esac)
 done <<EOM
 chess_effnet_int8/model.tflite input_1 Identity
 mask_mnv2_int8/mask_detector_quant.tflite mobilenetv2_1.00_224_input Identity

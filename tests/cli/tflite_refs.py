@@ -22,7 +22,7 @@ def compare(got, want, rel):
     return 0 if err.size == 0 or err.max() <= rel else 1
 
 
-def steps(got, want, step=None):
+def steps(got, want, step=None, allowed=1):
     g, w = np.load(got), np.load(want)
     if g.shape != w.shape or g.dtype != w.dtype:
         print("%s %s, want %s %s" % (g.dtype, g.shape, w.dtype, w.shape))
@@ -32,10 +32,10 @@ def steps(got, want, step=None):
     else:
         d = np.abs(g.astype(np.float64) - w.astype(np.float64)) / float(step)
     print("max %.3g steps over %d values (%d differ)" % (d.max(), d.size, int((d > 0).sum())))
-    return 0 if d.max() <= 1 else 1
+    return 0 if d.max() <= float(allowed) else 1
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "compare":
         sys.exit(compare(sys.argv[2], sys.argv[3], float(sys.argv[4])))
-    sys.exit(steps(*sys.argv[2:5]))
+    sys.exit(steps(*[a for a in sys.argv[2:5] if a != "-"], **({"allowed": sys.argv[5]} if len(sys.argv) > 5 else {})))
