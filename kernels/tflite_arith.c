@@ -1,5 +1,5 @@
 /* tflite_arith.c - TensorFlow Lite's elementwise operators of two inputs,
- * numpy-broadcast: ADD, SUB, MUL, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM
+ * numpy-broadcast: ADD, SUB, MUL, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and PRELU
  * on uint8 and int8 tensors quantized per tensor, with the integer rules
  * of TFLite's reference kernels (tflite-micro: reference/add.h, sub.h,
  * mul.h, squared_difference.cc, maximum_minimum.h and their Prepare code):
@@ -13,6 +13,9 @@
  *    s1 x s2 / output scale.
  *  - MAXIMUM / MINIMUM: of the codes themselves (TFLite's converter gives
  *    inputs and output one quantization).
+ *  - PRELU (input 1: alpha): the input less its zero point times
+ *    s_in / s_out where it is >= 0, else times (alpha less its zero point)
+ *    and s_in x s_alpha / s_out (reference/prelu.h).
  * The fused activation becomes a clamp of the output codes. Each 8-bit
  * input's scaled value depends on its code alone, so ADD, SUB and
  * SQUARED_DIFFERENCE look them up in 256-entry tables made while planning.
@@ -26,7 +29,7 @@
 #include "compute/tflite_node.h"
 #include "core/wrapping_int.h"
 
-typedef enum arith_op { OP_ADD, OP_SUB, OP_MUL, OP_SQUARED_DIFFERENCE, OP_MAXIMUM, OP_MINIMUM } arith_op;
+typedef enum arith_op { OP_ADD, OP_SUB, OP_MUL, OP_SQUARED_DIFFERENCE, OP_MAXIMUM, OP_MINIMUM, OP_PRELU } arith_op;
 
 typedef struct arith_state {
     arith_op op;
@@ -36,9 +39,10 @@ typedef struct arith_state {
     float fmin, fmax;         /* float outputs */
     /* ADD, SUB, SQUARED_DIFFERENCE: each code's scaled value */
     int32_t scaled[2][256];
-    /* MUL: the inputs' offsets (minus their zero points) */
+    /* MUL, PRELU: the inputs' offsets (minus their zero points) */
     int32_t offset[2];
     tp_tfl_multiplier out_mult;
+    tp_tfl_multiplier identity_mult; /* PRELU's non-negative inputs */
     int32_t out_offset;
 } arith_state;
 
@@ -115,6 +119,15 @@ static tfpi_code prepare_quantized(tp_op_ctx *ctx, arith_state *s)
         s->offset[0] = -q[0].zero_point, s->offset[1] = -q[1].zero_point, s->out_offset = out.zero_point;
         return TFPI_OK;
     }
+    case OP_PRELU: {
+        const double m1 = (double)q[0].scale / (double)out.scale;
+        const double m2 = (double)q[0].scale * (double)q[1].scale / (double)out.scale;
+        if (!tp_tfl_quantize_multiplier(m1, &s->identity_mult) || !tp_tfl_quantize_multiplier(m2, &s->out_mult))
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the multipliers %g and %g are out of range", m1, m2);
+        s->offset[0] = -q[0].zero_point, s->offset[1] = -q[1].zero_point, s->out_offset = out.zero_point;
+        s->act_min = out.qmin, s->act_max = out.qmax;
+        return TFPI_OK;
+    }
     default: /* MAXIMUM, MINIMUM compare codes */
         return TFPI_OK;
     }
@@ -174,6 +187,11 @@ static inline int32_t quantized_value(const arith_state *s, int32_t x, int32_t y
     case OP_MUL:
         raw = tp_tfl_multiply((x + s->offset[0]) * (y + s->offset[1]), s->out_mult) + s->out_offset;
         break;
+    case OP_PRELU:
+        raw = x + s->offset[0] >= 0 ? tp_tfl_multiply(x + s->offset[0], s->identity_mult)
+                                    : tp_tfl_multiply((x + s->offset[0]) * (y + s->offset[1]), s->out_mult);
+        raw += s->out_offset;
+        break;
     case OP_MAXIMUM:
         return x > y ? x : y;
     default:
@@ -191,6 +209,7 @@ static inline float float_value(const arith_state *s, float x, float y)
     case OP_MUL: v = x * y; break;
     case OP_SQUARED_DIFFERENCE: v = (x - y) * (x - y); break;
     case OP_MAXIMUM: return x > y ? x : y;
+    case OP_PRELU: return x >= 0.0f ? x : x * y;
     default: return x < y ? x : y;
     }
     return v < s->fmin ? s->fmin : v > s->fmax ? s->fmax : v;
@@ -245,6 +264,7 @@ static tfpi_code mul_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_M
 static tfpi_code squared_difference_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_SQUARED_DIFFERENCE); }
 static tfpi_code maximum_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_MAXIMUM); }
 static tfpi_code minimum_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_MINIMUM); }
+static tfpi_code prelu_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_PRELU); }
 
 const tp_kernel tp_kernels_tflite_arith[] = {
     TP_KERNEL("ADD", add_prepare, arith_run, arith_release, TP_TFLITE_OP),
@@ -253,5 +273,6 @@ const tp_kernel tp_kernels_tflite_arith[] = {
     TP_KERNEL("SQUARED_DIFFERENCE", squared_difference_prepare, arith_run, arith_release, TP_TFLITE_OP),
     TP_KERNEL("MAXIMUM", maximum_prepare, arith_run, arith_release, TP_TFLITE_OP),
     TP_KERNEL("MINIMUM", minimum_prepare, arith_run, arith_release, TP_TFLITE_OP),
+    TP_KERNEL("PRELU", prelu_prepare, arith_run, arith_release, TP_TFLITE_OP),
     TP_KERNELS_END,
 };

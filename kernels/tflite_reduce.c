@@ -11,7 +11,10 @@
  *    shift) and divided by the count (truncating), its shift less s;
  *  - plus the output zero point, clamped to the type's codes;
  *  - REDUCE_MAX: the largest code (input and output share a quantization).
- * An empty reduction gives code 0, as TFLite's does. */
+ * An empty reduction gives code 0, as TFLite's does.
+ * ARG_MAX / ARG_MIN (uint8, int8 or float32 input; int32 or int64 output
+ * as "T" says) give the index of the first largest / smallest value along
+ * the axis of input 1 (reference/arg_min_max.h: a strict comparison). */
 #include <stdlib.h>
 
 #include "compute/tflite_node.h"
@@ -147,9 +150,91 @@ static tfpi_code reduce_run(tp_op_ctx *ctx)
     return TFPI_OK;
 }
 
+/* ---- ARG_MAX, ARG_MIN ---- */
+
+typedef struct arg_state {
+    bool max;
+    int64_t outer, length, inner;
+} arg_state;
+
+static tfpi_code arg_prepare(tp_op_ctx *ctx, bool max)
+{
+    tfpi_code code;
+    int64_t axis_value;
+    int axis;
+    if ((code = tp_expect_inputs(ctx, 2, 2)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, true)) != TFPI_OK ||
+        (code = tp_expect_known(ctx, 1)) != TFPI_OK ||
+        (code = tp_read_index_scalar(ctx, 1, "axis", &axis_value)) != TFPI_OK)
+        return code;
+    const tfpi_tensor *in = ctx->inputs[0];
+    if ((code = tp_resolve_axis(ctx, axis_value, in->ndims, "axis", &axis)) != TFPI_OK)
+        return code;
+    const tfpi_dtype out_dtype = tp_attr_type(ctx->def, "T", TFPI_INT64);
+    if (out_dtype != TFPI_INT32 && out_dtype != TFPI_INT64)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output type %s; ARG_MAX / ARG_MIN give int32 or int64",
+                       tfpi_dtype_name(out_dtype));
+    int64_t dims[TFPI_MAX_DIMS];
+    int rank = 0;
+    arg_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    ctx->state = s;
+    s->max = max, s->outer = 1, s->inner = 1, s->length = in->dims[axis];
+    for (int d = 0; d < in->ndims; d++) {
+        if (d != axis)
+            dims[rank++] = in->dims[d];
+        if (d < axis)
+            s->outer *= in->dims[d];
+        if (d > axis)
+            s->inner *= in->dims[d];
+    }
+    if ((code = tp_set_output(ctx, 0, out_dtype, rank, dims)) != TFPI_OK)
+        return code;
+    if (s->length == 0 && tp_num_elements(&ctx->outputs[0]) > 0)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "axis %d has no values to compare", axis);
+    return TFPI_OK;
+}
+
+static tfpi_code arg_max_prepare(tp_op_ctx *ctx) { return arg_prepare(ctx, true); }
+static tfpi_code arg_min_prepare(tp_op_ctx *ctx) { return arg_prepare(ctx, false); }
+
+static float value_at(const tfpi_tensor *t, int64_t i)
+{
+    switch (t->dtype) {
+    case TFPI_FLOAT: return ((const float *)t->data)[i];
+    case TFPI_INT8: return ((const int8_t *)t->data)[i];
+    default: return ((const uint8_t *)t->data)[i];
+    }
+}
+
+static tfpi_code arg_run(tp_op_ctx *ctx)
+{
+    const arg_state *s = ctx->state;
+    const tfpi_tensor *in = ctx->inputs[0];
+    tfpi_tensor *out = &ctx->outputs[0];
+    for (int64_t o = 0; o < s->outer; o++)
+        for (int64_t k = 0; k < s->inner; k++) {
+            const int64_t base = o * s->length * s->inner + k;
+            float best = value_at(in, base);
+            int64_t best_index = 0;
+            for (int64_t j = 1; j < s->length; j++) {
+                const float v = value_at(in, base + j * s->inner);
+                if (s->max ? v > best : v < best)
+                    best = v, best_index = j;
+            }
+            if (out->dtype == TFPI_INT32)
+                ((int32_t *)out->data)[o * s->inner + k] = (int32_t)best_index;
+            else
+                ((int64_t *)out->data)[o * s->inner + k] = best_index;
+        }
+    return TFPI_OK;
+}
+
 const tp_kernel tp_kernels_tflite_reduce[] = {
     TP_KERNEL("MEAN", mean_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("SUM", sum_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("REDUCE_MAX", max_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
+    TP_KERNEL("ARG_MAX", arg_max_prepare, arg_run, reduce_release, TP_TFLITE_OP),
+    TP_KERNEL("ARG_MIN", arg_min_prepare, arg_run, reduce_release, TP_TFLITE_OP),
     TP_KERNELS_END,
 };

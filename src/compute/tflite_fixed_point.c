@@ -175,3 +175,32 @@ int32_t tp_tfl_input_radius(int integer_bits, int left_shift, int total_bits)
     const double max_rescaled = ldexp((double)((1 << integer_bits) - 1), total_bits - integer_bits - left_shift);
     return max_rescaled >= (double)INT32_MAX ? INT32_MAX : (int32_t)floor(max_rescaled);
 }
+
+void tp_tfl_inv_sqrt(int32_t x, int32_t *mantissa, int *shift)
+{
+    if (x <= 1) {
+        *mantissa = INT32_MAX, *shift = 0;
+        return;
+    }
+    int s = 11;
+    while (x >= (1 << 29)) {
+        x /= 4;
+        s++;
+    }
+    /* x to [2^27, 2^29) by pairs of bits */
+    const int pairs = (tp_tfl_leading_zeros((uint32_t)x) - 1) / 2 - 1;
+    s -= pairs;
+    x <<= 2 * pairs;
+    const int32_t half_x = tp_tfl_rounding_divide_by_pot(x >> 1, 1), three_halves = (1 << 28) + (1 << 27);
+    int32_t y = 1 << 28; /* one in Q3 */
+    for (int i = 0; i < 5; i++) {
+        const int32_t y3 = tp_tfl_mul_by_pot(mul(mul(y, y), y), 6);
+        y = tp_tfl_mul_by_pot(wrap_sub(mul(three_halves, y), mul(half_x, y3)), 3);
+    }
+    y = mul(y, 1518500250); /* x sqrt(1/2) */
+    if (s < 0) {
+        y = (int32_t)((uint32_t)y << -s);
+        s = 0;
+    }
+    *mantissa = y, *shift = -s;
+}

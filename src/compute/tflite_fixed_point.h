@@ -102,6 +102,11 @@ int32_t tp_tfl_tanh(int32_t a, int integer_bits);
  * power of two the caller shifts the result right by to undo the scaling. */
 int32_t tp_tfl_reciprocal(int32_t x, int integer_digits, int *bits_over_unit);
 
+/* TFLite's GetInvSqrtQuantizedMultiplierExp with a reverse shift of -1:
+ * 1 / sqrt(x) as a multiplier (*mantissa, *shift) for tp_tfl_multiply,
+ * from five Newton-Raphson steps in Q3; x <= 1 gives (INT32_MAX, 0). */
+void tp_tfl_inv_sqrt(int32_t x, int32_t *mantissa, int *shift);
+
 /* TFLite's CalculateInputRadius: the largest input difference whose
  * rescaled value (by a multiplier with this left shift) still fits
  * integer_bits of total_bits: floor((2^ib - 1) * 2^(tb - ib) / 2^shift). */

@@ -9,9 +9,10 @@ negative values, tiny and large multipliers and saturation.
     python3 tests/cli/tflite_ops_reference.py OUT_DIR
 
 writes, for each op family F, OUT_DIR/F.pb, the feeds OUT_DIR/F.<input>.npy,
-the expected outputs OUT_DIR/F.<node>.want.npy and OUT_DIR/F.args (the
-run_graph flags, one a line: --input=... and --output=...), and prints the
-family names."""
+the expected outputs OUT_DIR/F.<node>.want.npy, OUT_DIR/F.args (the
+run_graph flags, one a line: --input=... and --output=...) and
+OUT_DIR/F.tolerance (relative and absolute, for float outputs), and prints
+the family names."""
 import math
 import os
 import sys
@@ -31,8 +32,10 @@ class Family:
     """One graph: cases, each a node fed by Placeholders (data) and Consts
     (parameters), its expected output(s) in numpy."""
 
-    def __init__(self, name):
+    def __init__(self, name, float_tolerance=(1e-6, 1e-30)):
+        """float_tolerance: (relative, absolute) for float outputs."""
         self.name, self.nodes, self.feeds, self.wants = name, [], {}, {}
+        self.float_tolerance = float_tolerance
 
     def placeholder(self, name, array):
         number = 19 if array.dtype == np.float16 else dtype_number(array.dtype)
@@ -64,6 +67,8 @@ class Family:
             args.append(f"--output={fetch}={stem}.got.npy")
         with open(os.path.join(out_dir, self.name + ".args"), "w") as f:
             f.write("\n".join(args) + "\n")
+        with open(os.path.join(out_dir, self.name + ".tolerance"), "w") as f:
+            f.write("%g %g\n" % self.float_tolerance)
 
 
 def quant_attrs(role, i, scale, zero_point):
@@ -580,7 +585,331 @@ def detection(rng):
     return fam
 
 
-FAMILIES = [arith, quantize, softmax, pooling, reduce, concatenation, pad, detection]
+# ---- RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, PRELU -----------------------
+
+def ref_activation(op, x, qin, qout, alpha, dtype):
+    lo, hi = CODES[dtype]
+    (si, zi), (so, zo) = (F32(qin[0]), qin[1]), (F32(qout[0]), qout[1])
+    v = R.a64(x) - zi
+    if op == "HARD_SWISH":
+        return to_dtype(np.clip(ref_hard_swish_codes(v, si, so) + zo, lo, hi), dtype)
+    identity = R.quantize_multiplier(float(si / so))
+    out = R.mbqm(v, *identity)
+    if op == "LEAKY_RELU":
+        m = float(F32(si * F32(alpha)) / so)
+        neg = R.mbqm(v, *R.quantize_multiplier(abs(m)))
+        out = np.where(v < 0, -neg if m < 0 else neg, out)
+        return to_dtype(np.clip(out + zo, lo, hi), dtype)
+    act = {"RELU": "RELU", "RELU6": "RELU6", "RELU_N1_TO_1": "RELU_N1_TO_1"}[op]
+    a, b = R.activation_range(act, qout[0], zo, lo, hi)
+    return to_dtype(np.clip(out + zo, a, b), dtype)
+
+
+def ref_hard_swish_codes(v, si, so):
+    """reference/hard_swish.h in int16 steps (gemmlowp's 16-bit rounding
+    doubling high multiply, TFLite's truncating one, saturating shifts)."""
+    def rhm16(a, b):
+        ab = R.a64(a) * b
+        return R.trunc_div(ab + np.where(ab >= 0, 1 << 14, 1 - (1 << 14)), 1 << 15)
+
+    def to16(m):
+        return 32767 if m >= (1 << 31) - 1 - (1 << 15) else (m + (1 << 15)) >> 16
+
+    hires_scale = F32(F32(1.0 / 128.0) * si)
+    m_out, e_out = R.quantize_multiplier(float(hires_scale / so))
+    m_rel, e_rel = R.quantize_multiplier(float(hires_scale / F32(3.0 / 32768.0)))
+    m_out, m_rel = to16(m_out), to16(m_rel)
+    hires = v * 128
+    pre = rhm16(hires, m_out)
+    rel = hires
+    if e_rel > 0:
+        rel = np.clip(rel * (1 << (e_rel - 1)), -32768, 32767)
+    rel = rhm16(rel, m_rel)
+    if e_rel > 0:
+        rel = np.clip(rel * 2, -32768, 32767)
+    if e_rel < 0:
+        rel = R.rdbp(rel, -e_rel)
+    rel = (rel + (1 << 15)) >> 1
+    prod = R.trunc_div(R.a64(rel) * pre, 1 << 15)
+    return R.rdbp(prod, -e_out)
+
+
+def activations(rng):
+    fam = Family("activations")
+    n = 0
+    for dtype in (np.uint8, np.int8):
+        lo, hi = CODES[dtype]
+        x = every_code(dtype)
+        for qin, qout in (((0.05, lo + 100), (0.05, lo + 100)), ((0.1, (lo + hi + 1) // 2), (0.02, lo)),
+                          ((0.0235, lo + 7), (0.0471, hi - 30)), ((0.5, lo), (0.0078125, lo + 128))):
+            for op, alpha in (("RELU", 0), ("RELU6", 0), ("RELU_N1_TO_1", 0), ("LEAKY_RELU", 0.2),
+                              ("LEAKY_RELU", -0.7), ("HARD_SWISH", 0)):
+                name = f"c{n}"
+                n += 1
+                attrs = {"T": DType(dtype_number(dtype)), "alpha": float(alpha)}
+                attrs.update(quant_attrs("in", 0, *qin))
+                attrs.update(quant_attrs("out", 0, *qout))
+                fam.node(name, op, [fam.placeholder(name + "_x", x)], attrs,
+                         [ref_activation(op, x, qin, qout, alpha, dtype)])
+            # PRELU: alpha per channel, broadcast over [4, 64]
+            xp = codes(rng, dtype, (4, 64))
+            xp[0] = every_code(dtype)[::4]
+            alpha = codes(rng, dtype, (64,))
+            qa = (0.01, lo + 50)
+            name = f"c{n}"
+            n += 1
+            attrs = {"T": DType(dtype_number(dtype))}
+            attrs.update(quant_attrs("in", 0, *qin))
+            attrs.update(quant_attrs("in", 1, *qa))
+            attrs.update(quant_attrs("out", 0, *qout))
+            v, a = R.a64(xp) - qin[1], R.a64(alpha) - qa[1]
+            m1 = R.quantize_multiplier(float(F32(qin[0])) / float(F32(qout[0])))
+            m2 = R.quantize_multiplier(float(F32(qin[0])) * float(F32(qa[0])) / float(F32(qout[0])))
+            want = np.where(v >= 0, R.mbqm(v, *m1), R.mbqm(v * a, *m2)) + qout[1]
+            fam.node(name, "PRELU", [fam.placeholder(name + "_x", xp), fam.placeholder(name + "_a", alpha)], attrs,
+                     [to_dtype(np.clip(want, lo, hi), dtype)])
+    xf = np.concatenate([np.linspace(-8, 8, 161), [-3, 3, -0.0]]).astype(F32)
+    floats = {"RELU_N1_TO_1": np.clip(xf, -1, 1), "LEAKY_RELU": np.where(xf > 0, xf, xf * F32(0.2)),
+              "HARD_SWISH": (xf * np.minimum(F32(6), np.maximum(F32(0), xf + F32(3))) / F32(6)),
+              "RELU": np.maximum(xf, 0), "RELU6": np.clip(xf, 0, 6)}
+    for op, want in floats.items():
+        name = f"c{n}"
+        n += 1
+        fam.node(name, op, [fam.placeholder(name + "_x", xf)], {"T": DType(1), "alpha": 0.2}, [want.astype(F32)])
+    return fam
+
+
+# ---- RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR ----------------------------------------
+
+def ref_bilinear(x, oh, ow, align, half):
+    """Coordinates in 1/1024ths and weights in 1/2^20ths (C's truncating
+    divisions), rounded half away from zero."""
+    _, h, w, _ = x.shape
+
+    def coords(n_out, n_in):
+        scale = ((1 << 10) * n_in + n_out // 2) // n_out
+        if align and n_out > 1:
+            scale = ((1 << 10) * (n_in - 1) + (n_out - 1) // 2) // (n_out - 1)
+        i = np.arange(n_out, dtype=np.int64)
+        pos = i * scale + scale // 2 - (1 << 9) if half else i * scale
+        lo = np.maximum(R.trunc_div(pos, 1 << 10), 0)
+        hi = np.minimum(R.trunc_div(pos + (1 << 10) - 1, 1 << 10), n_in - 1)
+        return pos, lo, hi
+
+    py, y0, y1 = coords(oh, h)
+    px, x0, x1 = coords(ow, w)
+    xi = R.a64(x)
+    dy = (py - (1 << 10) * y0)[None, :, None, None]
+    dx = (px - (1 << 10) * x0)[None, None, :, None]
+    g = lambda ys, xs: xi[:, ys][:, :, xs]  # noqa: E731
+    total = (g(y0, x0) * ((1 << 10) - dy) * ((1 << 10) - dx) + g(y1, x0) * dy * ((1 << 10) - dx) +
+             g(y0, x1) * ((1 << 10) - dy) * dx + g(y1, x1) * dy * dx)
+    return to_dtype(R.trunc_div(total + np.where(total > 0, 1 << 19, -(1 << 19)), 1 << 20), x.dtype.type)
+
+
+def ref_nearest(x, oh, ow, align, half):
+    _, h, w, _ = x.shape
+
+    def index(n_out, n_in):
+        scale = F32(n_in - 1) / F32(n_out - 1) if align and n_out > 1 else F32(n_in) / F32(n_out)
+        v = ((np.arange(n_out).astype(F32) + F32(0.5 if half else 0)) * scale).astype(F32)
+        i = round_away(v) if align else np.floor(v)
+        i = np.minimum(i.astype(np.int64), n_in - 1)
+        return np.maximum(i, 0) if half else i
+
+    return x[:, index(oh, h)][:, :, index(ow, w)]
+
+
+def resize(rng):
+    fam = Family("resize")
+    n = 0
+    for dtype in (np.uint8, np.int8, np.float32):
+        for shape, size in (((1, 4, 5, 3), (9, 7)), ((2, 7, 7, 2), (3, 4)), ((1, 1, 3, 1), (5, 6)),
+                            ((1, 6, 6, 4), (12, 12))):
+            x = codes(rng, dtype, shape) if dtype != np.float32 else rng.uniform(-1, 1, shape).astype(F32)
+            for align, half in ((False, False), (True, False), (False, True)):
+                for op in ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR"):
+                    if op == "RESIZE_BILINEAR" and dtype == np.float32:
+                        continue
+                    name = f"c{n}"
+                    n += 1
+                    attrs = {"T": DType(dtype_number(dtype)), "align_corners": align, "half_pixel_centers": half}
+                    if dtype != np.float32:
+                        attrs.update(quant_attrs("in", 0, 0.1, 3))
+                        attrs.update(quant_attrs("out", 0, 0.1, 3))
+                    ref = ref_bilinear if op == "RESIZE_BILINEAR" else ref_nearest
+                    fam.node(name, op, [fam.placeholder(name + "_x", x),
+                                        fam.const(name + "_size", np.array(size, np.int32))], attrs,
+                             [ref(x, size[0], size[1], align, half)])
+    return fam
+
+
+# ---- L2_NORMALIZATION, ARG_MAX, ARG_MIN ----------------------------------------------
+
+def inv_sqrt(x):
+    """GetInvSqrtQuantizedMultiplierExp(x, reverse shift -1): (mantissa, shift)."""
+    if x <= 1:
+        return R.I32_MAX, 0
+    s = 11
+    while x >= 1 << 29:
+        x //= 4
+        s += 1
+    pairs = (R.leading_zeros(x) - 1) // 2 - 1
+    s -= pairs
+    x <<= 2 * pairs
+    half = int(R.rdbp(x >> 1, 1))
+    y = 1 << 28
+    for _ in range(5):
+        y3 = int(R.mul_by_pot(R.srdhm(R.srdhm(y, y), y), 6))
+        y = int(R.mul_by_pot(int(R.srdhm((1 << 28) + (1 << 27), y)) - int(R.srdhm(half, y3)), 3))
+    y = int(R.srdhm(y, 1518500250))
+    if s < 0:
+        y, s = int(R.wrap32(y << -s)), 0
+    return y, -s
+
+
+def l2_argmax(rng):
+    fam = Family("l2_argmax")
+    n = 0
+    for dtype in (np.uint8, np.int8):
+        lo, hi = CODES[dtype]
+        for shape, zp in (((6, 10), lo + 100), ((3, 257), (lo + hi + 1) // 2), ((2, 2, 3), lo + 2)):
+            x = codes(rng, dtype, shape)
+            x[0] = zp  # an all-zero row: the multiplier of x <= 1
+            name = f"c{n}"
+            n += 1
+            attrs = {"T": DType(dtype_number(dtype))}
+            attrs.update(quant_attrs("in", 0, 0.05, zp))
+            attrs.update(quant_attrs("out", 0, 1 / 128, 0 if dtype == np.int8 else 128))
+            d = R.a64(x) - zp
+            want = np.empty_like(d)
+            for r in np.ndindex(shape[:-1]):
+                m, sh = inv_sqrt(int(R.wrap32(np.sum(d[r] * d[r]))))
+                want[r] = R.mbqm(d[r], m, sh + 7) if dtype == np.int8 else 128 + R.mbqm(128 * d[r], m, sh)
+            fam.node(name, "L2_NORMALIZATION", [fam.placeholder(name + "_x", x)], attrs,
+                     [to_dtype(np.clip(want, lo, hi), dtype)])
+        x = codes(rng, dtype, (3, 5, 7))
+        x[1, :, 2] = hi  # ties: the first index wins
+        for op, axis, out in (("ARG_MAX", 2, np.int32), ("ARG_MIN", 1, np.int64), ("ARG_MAX", -3, np.int64)):
+            name = f"c{n}"
+            n += 1
+            f = np.argmax if op == "ARG_MAX" else np.argmin
+            fam.node(name, op, [fam.placeholder(name + "_x", x), fam.const(name + "_axis", np.array([axis], np.int32))],
+                     {"T": DType(dtype_number(out))}, [f(x, axis=axis).astype(out)])
+    xf = rng.normal(0, 1, (4, 9)).astype(F32)
+    name = f"c{n}"
+    norm = np.maximum(np.sqrt(np.sum(xf * xf, axis=1, keepdims=True, dtype=F32)), F32(1e-6))
+    fam.node(name, "L2_NORMALIZATION", [fam.placeholder(name + "_x", xf)], {"T": DType(1)}, [(xf / norm).astype(F32)])
+    return fam
+
+
+# ---- UNIDIRECTIONAL_SEQUENCE_LSTM (float; hybrid int8 weights dequantized) --------------
+
+def ref_lstm(x, w, time_major, cifg, peephole, projection, layer_norm, cell_clip, proj_clip):
+    """TFLite's float step in float32: gate = bias (0 with layer norm) +
+    W_x x + W_h h (+ peephole x c); layer norm, x coefficients, + bias;
+    sigmoid (cell gate: tanh); c = f c + g i (CIFG: g (1 - f)), clipped;
+    h = o tanh(c), projected (+ bias) and clipped."""
+    f32 = lambda v: np.asarray(v, F32)  # noqa: E731
+    sig = lambda v: f32(F32(1) / (F32(1) + np.exp(-v)))  # noqa: E731
+    xs = x if time_major else x.transpose(1, 0, 2)
+    t_len, batch, _ = xs.shape
+    h = np.zeros((batch, w["n_out"]), F32)
+    c = np.zeros((batch, w["n_cell"]), F32)
+    out = np.zeros((t_len, batch, w["n_out"]), F32)
+
+    def gate(g, xt, h, c):
+        acc = np.zeros_like(c) if layer_norm else np.broadcast_to(w["b"][g], c.shape).astype(F32)
+        acc = f32(acc + f32(xt @ w["wx"][g].T))
+        acc = f32(acc + f32(h @ w["wh"][g].T))
+        if peephole and g != 2:
+            acc = f32(acc + f32(w["p"][g] * c))
+        if layer_norm:
+            mean = f32(acc.sum(axis=1, keepdims=True) / F32(acc.shape[1]))
+            var = f32(f32((acc - mean) ** 2).sum(axis=1, keepdims=True) / F32(acc.shape[1]))
+            acc = f32(f32(f32((acc - mean) * f32(F32(1) / np.sqrt(var + F32(1e-8)))) * w["ln"][g]) + w["b"][g])
+        return np.tanh(acc) if g == 2 else sig(acc)
+
+    for t in range(t_len):
+        xt = xs[t]
+        i = None if cifg else gate(0, xt, h, c)
+        f = gate(1, xt, h, c)
+        g = gate(2, xt, h, c)
+        c = f32(f32(f * c) + f32(g * (f32(F32(1) - f) if cifg else i)))
+        if cell_clip > 0:
+            c = np.clip(c, -cell_clip, cell_clip)
+        o = gate(3, xt, h, c)
+        hidden = f32(o * np.tanh(c))
+        if projection:
+            h = f32(w["pb"] + f32(hidden @ w["pw"].T))
+            if proj_clip > 0:
+                h = np.clip(h, -proj_clip, proj_clip)
+        else:
+            h = hidden
+        out[t] = h
+    return out if time_major else out.transpose(1, 0, 2)
+
+
+def lstm(rng):
+    fam = Family("lstm", (1e-5, 1e-6))  # numpy's matrix products sum in another order
+    fam.const("none", np.zeros((0,), F32))
+    fam.nodes[-1] = Node("TFLiteNoValue", "Const", [], {"dtype": DType(1), "value": np.zeros((0,), F32)})
+    n = 0
+    for cifg, peephole, projection, layer_norm, time_major, hybrid in (
+            (False, False, False, False, False, False), (True, True, False, False, True, False),
+            (False, True, True, True, False, False), (False, False, True, False, True, True),
+            (True, False, False, True, False, True)):
+        n_in, n_cell = 5, 8
+        n_out = 6 if projection else n_cell
+        batch, t_len = 2, 4
+        w = {"n_out": n_out, "n_cell": n_cell}
+        r = lambda *shape: rng.uniform(-0.6, 0.6, shape).astype(F32)  # noqa: E731
+        w["wx"] = [r(n_cell, n_in) for _ in range(4)]
+        w["wh"] = [r(n_cell, n_out) for _ in range(4)]
+        w["b"] = [r(n_cell) for _ in range(4)]
+        w["p"] = [r(n_cell) for _ in range(4)]
+        w["ln"] = [F32(1) + r(n_cell) for _ in range(4)]
+        w["pw"], w["pb"] = r(n_out, n_cell), r(n_out)
+        name = f"c{n}"
+        n += 1
+        inputs, attrs = [None] * 24, {"T": DType(1), "fused_activation_function": "TANH", "time_major": time_major,
+                                      "cell_clip": 3.0, "proj_clip": 0.8 if projection else 0.0}
+        x = r(t_len, batch, n_in) if time_major else r(batch, t_len, n_in)
+        inputs[0] = fam.placeholder(name + "_x", x)
+
+        def weight(i, value):
+            if hybrid and value.ndim == 2 and i not in (18, 19):  # int8 per tensor, symmetric
+                scale = F32(np.max(np.abs(value)) / 127)
+                q = np.round(value / scale).astype(np.int8)
+                attrs.update(quant_attrs("in", i, float(scale), 0))
+                value = (np.float64(scale) * q.astype(np.float64)).astype(F32)
+                inputs[i] = fam.const(f"{name}_w{i}", q)
+            else:
+                inputs[i] = fam.const(f"{name}_w{i}", value)
+            return value
+        for g in range(4):
+            if g == 0 and cifg:
+                continue
+            w["wx"][g] = weight(1 + g, w["wx"][g])
+            w["wh"][g] = weight(5 + g, w["wh"][g])
+            weight(12 + g, w["b"][g])
+            if layer_norm:
+                weight(20 + g, w["ln"][g])
+            if peephole and g != 2:
+                weight(9 + (2 if g == 3 else g), w["p"][g])
+        if projection:
+            w["pw"] = weight(16, w["pw"])
+            weight(17, w["pb"])
+        weight(18, np.zeros((batch, n_out), F32))
+        weight(19, np.zeros((batch, n_cell), F32))
+        inputs = [i if i is not None else "TFLiteNoValue" for i in inputs]
+        want = ref_lstm(x, w, time_major, cifg, peephole, projection, layer_norm, 3.0, 0.8)
+        fam.node(name, "UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, attrs, [want])
+    return fam
+
+
+FAMILIES = [arith, quantize, softmax, pooling, reduce, concatenation, pad, detection, activations, resize, l2_argmax,
+            lstm]
 
 
 def main():

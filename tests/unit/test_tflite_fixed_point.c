@@ -145,6 +145,20 @@ static void test_fixed_point_functions(void)
     CHECK_EQ_INT(tp_tfl_mul_by_pot(1 << 29, 2), INT32_MAX);
     CHECK_EQ_INT(tp_tfl_mul_by_pot(-(1 << 29), 2), INT32_MIN);
     CHECK_EQ_INT(tp_tfl_mul_by_pot(-5, -1), -3);
+    /* inverse square roots (tflite_ops_reference.py's inv_sqrt): 1/sqrt(2),
+     * 1/10, 1/255 = 0.12549 / 2^5, ... */
+    static const struct {
+        int32_t x, mantissa;
+        int shift;
+    } roots[] = {{2, 1518498372, 0},       {3, 1239850284, 0},          {100, 214748363, 0},
+                 {65025, 269488147, -5},   {1 << 29, 379624593, -12},   {2000000000, 196686610, -12},
+                 {12345678, 312926508, -9}, {1, INT32_MAX, 0},           {-7, INT32_MAX, 0}};
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+        int32_t m;
+        int sh;
+        tp_tfl_inv_sqrt(roots[i].x, &m, &sh);
+        CHECK_MSG(m == roots[i].mantissa && sh == roots[i].shift, "inv_sqrt(%d) = %d, %d", roots[i].x, m, sh);
+    }
 }
 
 int main(void)

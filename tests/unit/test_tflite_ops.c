@@ -296,6 +296,37 @@ static void test_hostile_detection(void)
     gb_free(g);
 }
 
+/* UNIDIRECTIONAL_SEQUENCE_LSTM: too few inputs, a weight of the wrong
+ * shape, a half-present optional group. */
+static void test_hostile_lstm(void)
+{
+    static const float zeros[64] = {0};
+    const int64_t x_dims[3] = {1, 2, 3}, w_dims[2] = {4, 3}, r_dims[2] = {4, 4}, bad_dims[2] = {4, 5}, b_dims[1] = {4},
+                  state_dims[2] = {1, 4}, none_dims[1] = {0};
+    for (int variant = 0; variant < 3; variant++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", TFPI_FLOAT, x_dims, 3, zeros);
+        gb_const(g, "w", TFPI_FLOAT, w_dims, 2, zeros);
+        gb_const(g, "r", TFPI_FLOAT, variant == 1 ? bad_dims : r_dims, 2, zeros);
+        gb_const(g, "b", TFPI_FLOAT, b_dims, 1, zeros);
+        gb_const(g, "s", TFPI_FLOAT, state_dims, 2, zeros);
+        gb_const(g, "TFLiteNoValue", TFPI_FLOAT, none_dims, 1, zeros);
+        /* inputs 0..19: a full LSTM without peepholes or projection; variant
+         * 2 gives only the forget gate's peephole */
+        const char *in[20] = {"x", "w", "w", "w", "w", "r", "r", "r", "r", "TFLiteNoValue", variant == 2 ? "b" : "TFLiteNoValue",
+                              "TFLiteNoValue", "b", "b", "b", "b", "TFLiteNoValue", "TFLiteNoValue", "s", "s"};
+        Tfpi__NodeDef *n = variant == 0 ? gb_node(g, "UNIDIRECTIONAL_SEQUENCE_LSTM", "out", "x", "w", NULL)
+                                        : gb_node(g, "UNIDIRECTIONAL_SEQUENCE_LSTM", "out", in[0], in[1], in[2], in[3],
+                                                  in[4], in[5], in[6], in[7], in[8], in[9], in[10], in[11], in[12],
+                                                  in[13], in[14], in[15], in[16], in[17], in[18], in[19], NULL);
+        gd_attr_set_string(n, "fused_activation_function", "TANH");
+        static const char *const fragments[] = {"expects 20 to 24 inputs, has 2", "without projection the output size 5 must equal the cells 4",
+                                                "the peephole inputs must be all present or all absent"};
+        CHECK_FAILS(g, NULL, "out", "out", fragments[variant]);
+        gb_free(g);
+    }
+}
+
 int main(void)
 {
     RUN(test_add_by_hand);
@@ -305,5 +336,6 @@ int main(void)
     RUN(test_hostile_unary);
     RUN(test_hostile_windows_and_axes);
     RUN(test_hostile_detection);
+    RUN(test_hostile_lstm);
     return check_summary();
 }
