@@ -8,7 +8,7 @@
  * strings) to scalar values, a missing key giving default_value;
  * LookupTableSizeV2 counts the keys. MutableHashTableV2 starts empty (a
  * lookup gives the default) and LookupTableInsertV2 adds keys or replaces
- * their values; a TF2 SavedModel fills one from its checkpoint in its
+ * their values (one key twice in one insert, with two values, is refused); a TF2 SavedModel fills one from its checkpoint in its
  * restore function (RestoreV2, then LookupTableImportV2), which its
  * lookups wait for. */
 #include <stdio.h>
@@ -98,8 +98,8 @@ static tfpi_code fill_run(tp_op_ctx *ctx)
     return tp_resource_table_fill(ctx->variables, t, ctx->inputs[1], ctx->inputs[2], ctx->status);
 }
 
-/* LookupTableInsertV2: the new keys and values first, then the table's,
- * so a key given again takes its new value. */
+/* LookupTableInsertV2: the new keys and values, then the table's others
+ * (those no new key replaces). */
 static tfpi_code insert_run(tp_op_ctx *ctx)
 {
     tp_resource_var *t = NULL;
@@ -110,23 +110,39 @@ static tfpi_code insert_run(tp_op_ctx *ctx)
     if (t->value.dtype && t->value.dtype != values->dtype)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the table holds %s values, given %s",
                        tfpi_dtype_name(t->value.dtype), tfpi_dtype_name(values->dtype));
-    int64_t old = t->value.dtype ? tp_num_elements(&t->keys) : 0, n = tp_num_elements(keys) + old;
+    int64_t fresh = tp_num_elements(keys), old = t->value.dtype ? tp_num_elements(&t->keys) : 0;
+    if ((code = tp_expect_within_budget(ctx, fresh + old, tfpi_dtype_size(keys->dtype) +
+                                        tfpi_dtype_size(values->dtype) + 1, "table entries")) != TFPI_OK)
+        return code;
+    uint8_t *replaced = calloc((size_t)old + 1, 1);
+    if (!replaced)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    int64_t n = fresh;
+    for (int64_t i = 0; i < fresh; i++) {
+        int64_t at = old ? tp_resource_table_find(t, keys, i) : -1;
+        if (at >= 0 && !replaced[at])
+            replaced[at] = 1, n--;
+    }
+    n += old;
     tfpi_tensor k = {0}, v = {0};
     tp_tensor_set_shape(&k, keys->dtype, 1, &n);
     tp_tensor_set_shape(&v, values->dtype, 1, &n);
-    if ((code = tp_expect_within_budget(ctx, n, tfpi_dtype_size(keys->dtype) + tfpi_dtype_size(values->dtype),
-                                        "table entries")) != TFPI_OK ||
-        (code = tp_tensor_alloc(&k, ctx->status)) != TFPI_OK || (code = tp_tensor_alloc(&v, ctx->status)) != TFPI_OK) {
+    if ((code = tp_tensor_alloc(&k, ctx->status)) != TFPI_OK || (code = tp_tensor_alloc(&v, ctx->status)) != TFPI_OK) {
         tp_tensor_release(&k);
+        free(replaced);
         return code;
     }
-    size_t ks = tfpi_dtype_size(keys->dtype), vs = tfpi_dtype_size(values->dtype), fresh = (size_t)(n - old);
-    memcpy(k.data, keys->data, fresh * ks);
-    memcpy(v.data, values->data, fresh * vs);
-    if (old) {
-        memcpy((char *)k.data + fresh * ks, t->keys.data, (size_t)old * ks);
-        memcpy((char *)v.data + fresh * vs, t->value.data, (size_t)old * vs);
+    size_t ks = tfpi_dtype_size(keys->dtype), vs = tfpi_dtype_size(values->dtype);
+    memcpy(k.data, keys->data, (size_t)fresh * ks);
+    memcpy(v.data, values->data, (size_t)fresh * vs);
+    for (int64_t i = 0, at = fresh; i < old; i++) {
+        if (replaced[i])
+            continue;
+        memcpy((char *)k.data + (size_t)at * ks, (const char *)t->keys.data + (size_t)i * ks, ks);
+        memcpy((char *)v.data + (size_t)at * vs, (const char *)t->value.data + (size_t)i * vs, vs);
+        at++;
     }
+    free(replaced);
     code = tp_resource_table_fill(ctx->variables, t, &k, &v, ctx->status);
     /* the elements are borrowed (the fill copied them): free the arrays only */
     free(k.data);

@@ -1,7 +1,8 @@
 /* test_text_ops.c - the string, sparse and counting ops of text exports
  * (string_ops.c, string_convert.c, string_split.c, sparse_ops.c,
- * segment_reduction.c, unique.c, bincount.c, cumsum.c, BroadcastArgs) and
- * FarmHash Fingerprint64, through small graphs. Expected values come from
+ * segment_reduction.c, unique.c, bincount.c, cumsum.c, BroadcastArgs,
+ * MutableHashTableV2 and LookupTableInsertV2) and FarmHash Fingerprint64,
+ * through small graphs. Expected values come from
  * outside the code: TensorFlow's documentation examples (quoted with each
  * test), published Fingerprint64 values (BigQuery's and Redshift's
  * FARM_FINGERPRINT documentation, the go-farm port's test table, Guava),
@@ -9,6 +10,7 @@
  * Edge cases (empty strings and inputs, Unicode, negative and out-of-range
  * ids, n-gram widths past the input) and hostile inputs (counts and sizes
  * past the memory budget) are checked for one error naming the node. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -675,6 +677,48 @@ static void test_cumsum_broadcast_args(void)
     gb_free(g);
 }
 
+/* ---- MutableHashTableV2 ---- */
+
+static void string_const(gb_graph *g, const char *name, int64_t n, const char *const *texts)
+{
+    Tfpi__NodeDef *c = gb_node(g, "Const", name, NULL);
+    gd_attr_set_type(c, "dtype", TFPI_STRING);
+    Tfpi__TensorProto *t = gd_tensor_new(TFPI_STRING, &n, 1, NULL, 0);
+    t->n_string_val = (size_t)n;
+    t->string_val = calloc((size_t)n, sizeof *t->string_val);
+    for (int64_t i = 0; i < n; i++) {
+        t->string_val[i].len = strlen(texts[i]);
+        t->string_val[i].data = (uint8_t *)strdup(texts[i]);
+    }
+    gd_attr_set_tensor(c, "value", t);
+}
+
+static void test_mutable_table(void)
+{
+    gb_graph *g = gb_new();
+    Tfpi__NodeDef *table = gb_node(g, "MutableHashTableV2", "table", NULL);
+    gd_attr_set_type(table, "key_dtype", TFPI_STRING);
+    gd_attr_set_type(table, "value_dtype", TFPI_INT64);
+    string_const(g, "k1", 2, (const char *[]){"a", "b"});
+    gb_const(g, "v1", TFPI_INT64, (int64_t[]){2}, 1, (int64_t[]){1, 2});
+    string_const(g, "k2", 2, (const char *[]){"b", "c"});
+    gb_const(g, "v2", TFPI_INT64, (int64_t[]){2}, 1, (int64_t[]){20, 30});
+    string_const(g, "query", 4, (const char *[]){"a", "b", "c", "d"});
+    int64_t none = -1;
+    gb_const(g, "default", TFPI_INT64, NULL, 0, &none);
+    gb_node(g, "LookupTableInsertV2", "insert1", "table", "k1", "v1", NULL);
+    gb_node(g, "LookupTableInsertV2", "insert2", "table", "k2", "v2", "^insert1", NULL);
+    gb_node(g, "LookupTableFindV2", "empty", "table", "query", "default", NULL);
+    gb_node(g, "LookupTableFindV2", "found", "table", "query", "default", "^insert2", NULL);
+    gb_node(g, "LookupTableSizeV2", "size", "table", "^insert2", NULL);
+    /* tf.lookup.experimental.MutableHashTable: empty until inserted (the default for every key);
+     * insert(["a", "b"], [1, 2]) then insert(["b", "c"], [20, 30]): a 1, b 20, c 30, d the default */
+    CHECK_TENSOR(run(g, NULL, NULL, NULL, "empty"), TFPI_INT64, 1, (int64_t[]){4}, (int64_t[]){-1, -1, -1, -1});
+    CHECK_TENSOR(run(g, NULL, NULL, NULL, "found"), TFPI_INT64, 1, (int64_t[]){4}, (int64_t[]){1, 20, 30, -1});
+    CHECK_TENSOR(run(g, NULL, NULL, NULL, "size"), TFPI_INT64, 0, NULL, (int64_t[]){3});
+    gb_free(g);
+}
+
 int main(void)
 {
     RUN(test_fingerprint64);
@@ -692,5 +736,6 @@ int main(void)
     RUN(test_unique);
     RUN(test_bincount);
     RUN(test_cumsum_broadcast_args);
+    RUN(test_mutable_table);
     return check_summary();
 }
