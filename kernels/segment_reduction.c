@@ -50,9 +50,14 @@ static tfpi_code segment_prepare(tp_op_ctx *ctx)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "Bad: indices[%lld] == %lld out of range [0, %lld)",
                            (long long)i, (long long)index, (long long)rows);
     }
-    int64_t dims[TFPI_MAX_DIMS];
+    int64_t dims[TFPI_MAX_DIMS], elements = 1;
     memcpy(dims, data->dims, sizeof dims);
     dims[0] = k ? tp_sat_add(tp_get_int(segments, k - 1), 1) : 0;
+    for (int d = 0; d < data->ndims; d++)
+        elements = tp_sat_mul(elements, dims[d]);
+    /* the budget first: the same message on 32- and 64-bit targets */
+    if ((code = tp_expect_within_budget(ctx, elements, tfpi_dtype_size(data->dtype), "output elements")) != TFPI_OK)
+        return code;
     return tp_set_output(ctx, 0, data->dtype, data->ndims, dims);
 }
 
