@@ -1,11 +1,15 @@
 /* array_ops.c - graph plumbing and shape-only ops: Const, Placeholder,
  * PlaceholderWithDefault, Identity and friends, Reshape, Squeeze, ExpandDims,
- * Shape. Reshape-like outputs alias their input (no copy). */
+ * Shape. Reshape-like outputs alias their input (no copy). The saver's
+ * filename placeholder of a model loaded with its checkpoint holds the
+ * checkpoint's prefix unless fed, as TensorFlow's loader feeds it (restore
+ * functions then run: RestoreV2 filling a MutableHashTable). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/array_kernel_util.h"
+#include "graph/model_info.h"
 #include "graph/tensor_proto.h"
 
 static void free_state(void *state) { free(state); }
@@ -37,9 +41,30 @@ static tfpi_code nothing_to_run(tp_op_ctx *ctx)
     return TFPI_OK;
 }
 
+/* True if the node is the saver's filename_tensor of a model with a checkpoint. */
+static bool is_checkpoint_filename(const tp_op_ctx *ctx)
+{
+    const tp_model_info *info = ctx->graph ? ctx->graph->model : NULL;
+    if (!info || !info->checkpoint || !info->filename_tensor[0])
+        return false;
+    size_t len = strcspn(info->filename_tensor, ":");
+    return strlen(ctx->def->name) == len && strncmp(ctx->def->name, info->filename_tensor, len) == 0 &&
+           (!info->filename_tensor[len] || strcmp(info->filename_tensor + len, ":0") == 0);
+}
+
 static tfpi_code placeholder_prepare(tp_op_ctx *ctx)
 {
-    return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "placeholder must be fed (give it as an input)");
+    if (!is_checkpoint_filename(ctx))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "placeholder must be fed (give it as an input)");
+    const char *prefix = tp_checkpoint_prefix(ctx->graph->model->checkpoint);
+    tfpi_bytes *value = ctx->state ? ctx->state : malloc(sizeof *value);
+    if (!value)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    *value = (tfpi_bytes){strlen(prefix), (const uint8_t *)prefix};
+    ctx->state = value;
+    tp_tensor_set_shape(&ctx->outputs[0], TFPI_STRING, 0, NULL);
+    ctx->outputs[0].data = value;
+    return TFPI_OK;
 }
 
 static tfpi_code noop_prepare(tp_op_ctx *ctx)
@@ -190,7 +215,7 @@ static tfpi_code shape_prepare(tp_op_ctx *ctx)
 
 const tp_kernel tp_kernels_array_ops[] = {
     TP_KERNEL("Const", const_prepare, nothing_to_run, free_state, 0),
-    TP_KERNEL("Placeholder", placeholder_prepare, nothing_to_run, NULL, 0),
+    TP_KERNEL("Placeholder", placeholder_prepare, nothing_to_run, free_state, 0),
     TP_KERNEL("NoOp", noop_prepare, nothing_to_run, NULL, TP_OUTPUTS(0)),
     TP_KERNEL("PlaceholderWithDefault", placeholder_with_default_prepare, alias_run, NULL, TP_ALIAS_INPUT0),
     TP_KERNEL("Identity", identity_prepare, alias_run, NULL, TP_ALIAS_INPUT0),

@@ -1,5 +1,7 @@
 /* broadcast_to.c - BroadcastTo: repeats a tensor to a constant target
- * shape by numpy broadcasting, for any element type. */
+ * shape by numpy broadcasting, for any element type; BroadcastArgs: the
+ * shape two shapes broadcast to (int32 or int64 vectors; TF-Agents
+ * policies give actions their batch shape with it). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +66,40 @@ static tfpi_code broadcast_to_run(tp_op_ctx *ctx)
     return TFPI_OK;
 }
 
+static tfpi_code broadcast_args_prepare(tp_op_ctx *ctx)
+{
+    tfpi_code code = tp_expect_inputs(ctx, 2, 2);
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *a = ctx->inputs[0], *b = ctx->inputs[1];
+    if (a->dtype != b->dtype || (a->dtype != TFPI_INT32 && a->dtype != TFPI_INT64) || a->ndims != 1 || b->ndims != 1)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "takes two int32 or int64 vectors (shapes), given %s and %s",
+                       tfpi_dtype_name(a->dtype), tfpi_dtype_name(b->dtype));
+    int64_t rank = a->dims[0] > b->dims[0] ? a->dims[0] : b->dims[0];
+    return tp_set_output(ctx, 0, a->dtype, 1, &rank);
+}
+
+static tfpi_code broadcast_args_run(tp_op_ctx *ctx)
+{
+    const tfpi_tensor *a = ctx->inputs[0], *b = ctx->inputs[1];
+    int64_t rank = ctx->outputs[0].dims[0];
+    for (int64_t i = 0; i < rank; i++) { /* aligned at the right */
+        int64_t ka = i - (rank - a->dims[0]), kb = i - (rank - b->dims[0]);
+        int64_t x = ka >= 0 ? tp_get_int(a, ka) : 1, y = kb >= 0 ? tp_get_int(b, kb) : 1;
+        if (x < 0 || y < 0 || (x != y && x != 1 && y != 1))
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "Incompatible shapes: dimension %lld is %lld in one and %lld "
+                           "in the other", (long long)i, (long long)x, (long long)y);
+        int64_t d = x == 1 ? y : x;
+        if (a->dtype == TFPI_INT32)
+            ((int32_t *)ctx->outputs[0].data)[i] = (int32_t)d;
+        else
+            ((int64_t *)ctx->outputs[0].data)[i] = d;
+    }
+    return TFPI_OK;
+}
+
 const tp_kernel tp_kernels_broadcast_to[] = {
     TP_KERNEL("BroadcastTo", broadcast_to_prepare, broadcast_to_run, release, 0),
+    TP_KERNEL("BroadcastArgs", broadcast_args_prepare, broadcast_args_run, NULL, 0),
     TP_KERNELS_END,
 };

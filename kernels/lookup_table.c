@@ -6,7 +6,11 @@
  * src/graph/table_init.c, so the first run fills it) and LookupTableImportV2
  * replaces what it holds; LookupTableFindV2 maps keys (int32, int64 or
  * strings) to scalar values, a missing key giving default_value;
- * LookupTableSizeV2 counts the keys. */
+ * LookupTableSizeV2 counts the keys. MutableHashTableV2 starts empty (a
+ * lookup gives the default) and LookupTableInsertV2 adds keys or replaces
+ * their values (one key twice in one insert, with two values, is refused); a TF2 SavedModel fills one from its checkpoint in its
+ * restore function (RestoreV2, then LookupTableImportV2), which its
+ * lookups wait for. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,26 @@ static tfpi_code table_prepare(tp_op_ctx *ctx)
     if (key != TFPI_INT32 && key != TFPI_INT64 && key != TFPI_STRING)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "keys of type %s are not supported", tfpi_dtype_name(key));
     return tp_resource_handle_output(ctx, TP_RESOURCE_TABLE, key) ? TFPI_OK : ctx->status->code;
+}
+
+static tfpi_code mutable_table_prepare(tp_op_ctx *ctx)
+{
+    tfpi_dtype key = tp_attr_type(ctx->def, "key_dtype", 0), value = tp_attr_type(ctx->def, "value_dtype", 0);
+    if (key != TFPI_INT32 && key != TFPI_INT64 && key != TFPI_STRING)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "keys of type %s are not supported", tfpi_dtype_name(key));
+    if (!tfpi_dtype_size(value) || value == TFPI_RESOURCE || value == TFPI_VARIANT)
+        return tp_fail(ctx, TFPI_UNIMPLEMENTED, "values of type %s are not supported", tfpi_dtype_name(value));
+    tp_resource_var *t = tp_resource_handle_output(ctx, TP_RESOURCE_TABLE, key);
+    if (!t)
+        return ctx->status->code;
+    if (t->value.dtype)
+        return TFPI_OK;
+    int64_t none = 0; /* made empty: usable at once */
+    tfpi_tensor keys = {0}, values = {0};
+    tp_tensor_set_shape(&keys, key, 1, &none);
+    tp_tensor_set_shape(&values, value, 1, &none);
+    keys.data = values.data = &none;
+    return tp_resource_table_fill(ctx->variables, t, &keys, &values, ctx->status);
 }
 
 static tfpi_code nothing_to_run(tp_op_ctx *ctx)
@@ -72,6 +96,58 @@ static tfpi_code fill_run(tp_op_ctx *ctx)
     if (t->value.dtype && strcmp(ctx->def->op, "InitializeTableV2") == 0)
         return TFPI_OK; /* initialised already, by an earlier run */
     return tp_resource_table_fill(ctx->variables, t, ctx->inputs[1], ctx->inputs[2], ctx->status);
+}
+
+/* LookupTableInsertV2: the new keys and values, then the table's others
+ * (those no new key replaces). */
+static tfpi_code insert_run(tp_op_ctx *ctx)
+{
+    tp_resource_var *t = NULL;
+    tfpi_code code = get_table(ctx, -1, &t);
+    if (code != TFPI_OK)
+        return code;
+    const tfpi_tensor *keys = ctx->inputs[1], *values = ctx->inputs[2];
+    if (t->value.dtype && t->value.dtype != values->dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the table holds %s values, given %s",
+                       tfpi_dtype_name(t->value.dtype), tfpi_dtype_name(values->dtype));
+    int64_t fresh = tp_num_elements(keys), old = t->value.dtype ? tp_num_elements(&t->keys) : 0;
+    if ((code = tp_expect_within_budget(ctx, fresh + old, tfpi_dtype_size(keys->dtype) +
+                                        tfpi_dtype_size(values->dtype) + 1, "table entries")) != TFPI_OK)
+        return code;
+    uint8_t *replaced = calloc((size_t)old + 1, 1);
+    if (!replaced)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    int64_t n = fresh;
+    for (int64_t i = 0; i < fresh; i++) {
+        int64_t at = old ? tp_resource_table_find(t, keys, i) : -1;
+        if (at >= 0 && !replaced[at])
+            replaced[at] = 1, n--;
+    }
+    n += old;
+    tfpi_tensor k = {0}, v = {0};
+    tp_tensor_set_shape(&k, keys->dtype, 1, &n);
+    tp_tensor_set_shape(&v, values->dtype, 1, &n);
+    if ((code = tp_tensor_alloc(&k, ctx->status)) != TFPI_OK || (code = tp_tensor_alloc(&v, ctx->status)) != TFPI_OK) {
+        tp_tensor_release(&k);
+        free(replaced);
+        return code;
+    }
+    size_t ks = tfpi_dtype_size(keys->dtype), vs = tfpi_dtype_size(values->dtype);
+    memcpy(k.data, keys->data, (size_t)fresh * ks);
+    memcpy(v.data, values->data, (size_t)fresh * vs);
+    for (int64_t i = 0, at = fresh; i < old; i++) {
+        if (replaced[i])
+            continue;
+        memcpy((char *)k.data + (size_t)at * ks, (const char *)t->keys.data + (size_t)i * ks, ks);
+        memcpy((char *)v.data + (size_t)at * vs, (const char *)t->value.data + (size_t)i * vs, vs);
+        at++;
+    }
+    free(replaced);
+    code = tp_resource_table_fill(ctx->variables, t, &k, &v, ctx->status);
+    /* the elements are borrowed (the fill copied them): free the arrays only */
+    free(k.data);
+    free(v.data);
+    return code;
 }
 
 static tfpi_code find_prepare(tp_op_ctx *ctx)
@@ -134,6 +210,8 @@ static tfpi_code size_run(tp_op_ctx *ctx)
 
 const tp_kernel tp_kernels_lookup_table[] = {
     TP_KERNEL("HashTableV2", table_prepare, nothing_to_run, free, 0),
+    TP_KERNEL("MutableHashTableV2", mutable_table_prepare, nothing_to_run, free, 0),
+    TP_KERNEL("LookupTableInsertV2", fill_prepare, insert_run, NULL, WRITES),
     TP_KERNEL("InitializeTableV2", fill_prepare, fill_run, NULL, WRITES),
     TP_KERNEL("LookupTableImportV2", fill_prepare, fill_run, NULL, WRITES),
     TP_KERNEL("LookupTableFindV2", find_prepare, find_run, NULL, READS),

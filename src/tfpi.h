@@ -176,6 +176,21 @@ int tfpi_graph_signature_num_inputs(const tfpi_graph *graph);
 int tfpi_graph_signature_num_outputs(const tfpi_graph *graph);
 const char *tfpi_graph_signature_input(const tfpi_graph *graph, int i, const char **tensor_name);
 const char *tfpi_graph_signature_output(const tfpi_graph *graph, int i, const char **tensor_name);
+/* Every signature of the model's meta graph, the one above included
+ * (internal "__..." keys and those with sparse inputs left out), sorted by
+ * key: any of them runs on the graph, in one session, feeding and fetching
+ * its tensors. How many; signature s's key (NULL if out of range); the
+ * count of its inputs (outputs when `outputs` is non-zero) and entry i of
+ * them, as above. */
+int tfpi_graph_num_signatures(const tfpi_graph *graph);
+const char *tfpi_graph_signature_key(const tfpi_graph *graph, int s);
+int tfpi_graph_signature_count(const tfpi_graph *graph, int s, int outputs);
+const char *tfpi_graph_signature_entry(const tfpi_graph *graph, int s, int outputs, int i,
+                                       const char **tensor_name);
+/* A signature with no outputs runs for what it does: the node a run must
+ * reach, the call of its function that reads its first input (fetch it as
+ * "^node"); NULL for a signature with outputs or without inputs. */
+const char *tfpi_graph_signature_target(const tfpi_graph *graph, int s);
 
 /* ---- TensorFlow Lite models --------------------------------------------
  * A .tflite file (or bytes) loads like any model: tfpi_graph_load serves
@@ -292,7 +307,9 @@ const char *tfpi_session_precision(const tfpi_session *session);
 #define TFPI_DEFAULT_MAX_LOOP_ITERATIONS 1000000
 void tfpi_session_set_max_loop_iterations(tfpi_session *session, int64_t limit);
 
-/* Runs the graph. Names are "node" or "node:k". Feeds are borrowed for the
+/* Runs the graph. Names are "node" or "node:k"; a fetch "^node" runs the
+ * node without fetching a value (outputs[i] is NULL), as TensorFlow's
+ * targets. Feeds are borrowed for the
  * call; on success outputs[i] receives a new tensor the caller frees with
  * tfpi_tensor_free. The first run with a set of feed shapes plans memory;
  * later runs with the same shapes reuse the plan. */
@@ -327,6 +344,12 @@ int tfpi_session_profile_output(const tfpi_session *session, int node, int k, tf
  * what depends only on it is computed while planning). benchmark_model
  * times a string-fed graph this way, as a run on a new input costs. */
 void tfpi_session_reset(tfpi_session *session);
+/* Gives the session's resource variables and tables their first state, as
+ * a new session has it: a variable of a model loaded with its checkpoint
+ * takes the checkpoint's value again (one without has no value until the
+ * graph assigns it), tables are filled again by their initializers. A
+ * stateful model (an RNN keeping its state in a variable) starts over. */
+void tfpi_session_reset_variables(tfpi_session *session);
 /* Bytes of the current plan's activation arena (0 before the first run);
  * for a graph with control flow, the sum of its regions' arenas. */
 size_t tfpi_session_arena_bytes(const tfpi_session *session);

@@ -8,7 +8,9 @@
  * them; .npy files may hold numbers or strings ('S', 'U' or object arrays).
  * An output without a file prints its shape and first values. --runs
  * repeats the run in one session (resource variables a run assigns persist
- * into the next); the outputs are the last run's. */
+ * into the next); the outputs are the last run's. Without --output, a
+ * SavedModel signature that has no outputs runs for what it does (the call
+ * of its function), printing nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,26 @@ typedef struct run_options {
     int runs;
 } run_options;
 
+/* With no --output, what a run reaches: the served signature's target
+ * ("^node") when it has no outputs, or nothing if it has no inputs either
+ * (target left empty). False, after the error, when outputs must be named. */
+static bool signature_target(const tfpi_graph *graph, char *target, size_t size)
+{
+    const char *key = tfpi_graph_signature(graph);
+    int s = 0;
+    while (key && tfpi_graph_signature_key(graph, s) && strcmp(tfpi_graph_signature_key(graph, s), key) != 0)
+        s++;
+    if (!key || tfpi_graph_signature_count(graph, s, 1) > 0) {
+        fprintf(stderr, "error: --output is required: %s\n",
+                key ? "the signature has outputs (see summarize_graph)" : "name the tensors to fetch");
+        return false;
+    }
+    const char *node = tfpi_graph_signature_target(graph, s);
+    if (node)
+        snprintf(target, size, "^%s", node);
+    return true;
+}
+
 static int run(const char *graph_path, const load_flags *load, run_args *a, const run_options *options,
                tfpi_status *status)
 {
@@ -179,18 +201,29 @@ static int run(const char *graph_path, const load_flags *load, run_args *a, cons
             tfpi_graph_free(graph);
             return 1;
         }
+    char target[4200] = "";
+    if (a->num_outputs == 0 && !signature_target(graph, target, sizeof target)) {
+        tfpi_graph_free(graph);
+        return 1;
+    }
+    /* no --output: the signature's target, run for what it does */
+    const char *target_name = target;
+    tfpi_tensor *target_result = NULL;
+    const char *const *fetches = a->num_outputs ? (const char *const *)a->output_names : &target_name;
+    tfpi_tensor **results = a->num_outputs ? a->results : &target_result;
+    int num_fetches = a->num_outputs ? a->num_outputs : target[0] != '\0';
     tfpi_session *session = tfpi_session_new(graph, &options->session, status);
     int rc = session ? 0 : 1;
     limit_flags_check_session(options->limits, session);
     if (session)
         tfpi_session_set_max_loop_iterations(session, options->max_loop_iterations);
-    for (int r = 0; r < options->runs && rc == 0; r++) {
-        for (int i = 0; i < a->num_outputs; i++) {
-            tfpi_tensor_free(a->results[i]);
-            a->results[i] = NULL;
+    for (int r = 0; r < options->runs && rc == 0 && num_fetches > 0; r++) {
+        for (int i = 0; i < num_fetches; i++) {
+            tfpi_tensor_free(results[i]);
+            results[i] = NULL;
         }
-        if (tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs,
-                             (const char *const *)a->output_names, a->results, a->num_outputs, status) != TFPI_OK)
+        if (tfpi_session_run(session, (const char *const *)a->input_names, a->feeds, a->num_inputs, fetches, results,
+                             num_fetches, status) != TFPI_OK)
             rc = 1;
     }
     if (rc == 0) {
@@ -203,6 +236,7 @@ static int run(const char *graph_path, const load_flags *load, run_args *a, cons
     }
     if (rc)
         fprintf(stderr, "error: %s: %s\n", graph_path, status->message);
+    tfpi_tensor_free(target_result);
     tfpi_session_free(session);
     tfpi_graph_free(graph);
     return rc;
@@ -229,8 +263,8 @@ int main(int argc, char **argv)
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--graph=G.pb --input=NAME=x.npy --output=NAME=y.npy");
-    if (rc == 0 && (!graph || outputs.count == 0)) {
-        fprintf(stderr, "error: --graph and at least one --output are required (see --help)\n");
+    if (rc == 0 && !graph) {
+        fprintf(stderr, "error: --graph is required (see --help)\n");
         rc = 1;
     }
     if (rc == 0 && (!flags_check_threads(num_threads) || !limit_flags_valid(&limits)))

@@ -174,13 +174,28 @@ class Graph:
 
     def signatures(self):
         """{key: {"inputs": {input key: tensor name}, "outputs": {output key:
-        tensor name}}}. A SavedModel has the signature it was loaded with; a
-        frozen graph has one, "serving_default": its Placeholders and its
-        outputs, each keyed by its own name."""
-        if self.signature() is not None:
-            return {self.signature(): {"inputs": self.signature_inputs(), "outputs": self.signature_outputs()}}
-        return {"serving_default": {"inputs": {d["name"]: d["name"] for d in self.inputs()},
-                                    "outputs": {name: name for name in self.outputs()}}}
+        tensor name}, "target": node or None}}. A SavedModel (or .meta) has
+        every signature of its meta graph, the one it was loaded with first;
+        a signature with no outputs has the node a run of it reaches
+        (target). A frozen graph has one, "serving_default": its
+        Placeholders and its outputs, each keyed by its own name."""
+        ptr = self._live()
+        count = lib.tfpi_graph_num_signatures(ptr)
+        if count == 0 and self.signature() is None:
+            return {"serving_default": {"inputs": {d["name"]: d["name"] for d in self.inputs()},
+                                        "outputs": {name: name for name in self.outputs()}, "target": None}}
+        tensor = ctypes.c_char_p()
+        found = {}
+        for s in range(count):
+            entries = []
+            for outputs in (0, 1):
+                entries.append({lib.tfpi_graph_signature_entry(ptr, s, outputs, i, ctypes.byref(tensor)).decode():
+                                tensor.value.decode() for i in range(lib.tfpi_graph_signature_count(ptr, s, outputs))})
+            target = lib.tfpi_graph_signature_target(ptr, s)
+            found[lib.tfpi_graph_signature_key(ptr, s).decode()] = {
+                "inputs": entries[0], "outputs": entries[1], "target": target.decode() if target else None}
+        chosen = self.signature()
+        return {key: found[key] for key in sorted(found, key=lambda k: k != chosen)}
 
 
     # ---- TensorFlow Lite models ------------------------------------------------------------

@@ -316,15 +316,21 @@ class Interpreter:
         return np.array(self.tensor(tensor_index)(), copy=True)
 
     def reset_all_variables(self):
-        """Nothing to reset: a frozen graph has no variables, and a .tflite's
-        variable tensors start at zero on every invoke()."""
-        self._live()
+        """Gives every variable and table its first value again: a
+        SavedModel's variables their checkpoint's values (a stateful model,
+        an RNN keeping its state in a variable, starts over). A frozen graph
+        has none, and a .tflite's variable tensors start at zero on every
+        invoke(): nothing changes."""
+        with self._lock:
+            self._live()
+            self._session.reset_variables()
 
     # ---- signatures ------------------------------------------------------------------------
     def get_signature_list(self):
-        """{key: {"inputs": [input keys], "outputs": [output keys]}}: a
-        .tflite's SignatureDefs; a frozen graph has "serving_default", keyed
-        by tensor names."""
+        """{key: {"inputs": [input keys], "outputs": [output keys]}}: every
+        signature of a SavedModel's meta graph, or a .tflite's
+        SignatureDefs; a frozen graph has "serving_default", keyed by tensor
+        names."""
         self._live()
         return {key: {"inputs": list(s["inputs"]), "outputs": list(s["outputs"])}
                 for key, s in self._signatures.items()}
@@ -385,8 +391,10 @@ def _fits(signature, shape):
 
 class SignatureRunner:
     """tflite's SignatureRunner: call it with one keyword array per input
-    key; it returns {output key: array}. get_input_details() and
-    get_output_details() give {key: details}."""
+    key; it returns {output key: array} ({} for a signature with no
+    outputs, which runs for what it does). get_input_details() and
+    get_output_details() give {key: details}. Every signature runs in the
+    Interpreter's session: variables one signature changes, the others see."""
 
     def __init__(self, interpreter, signature_key):
         self._interpreter = interpreter
@@ -428,6 +436,10 @@ class SignatureRunner:
                                                    ", ".join(self._signature["inputs"])))
         feeds = {self._signature["inputs"][key]: value for key, value in inputs.items()}
         keys = list(self._signature["outputs"])
+        if not keys:  # run for what it does; it returns nothing
+            if self._signature["target"]:
+                self._interpreter._session.run(feeds, ["^" + self._signature["target"]])
+            return {}
         results = self._interpreter._session.run(feeds, [self._signature["outputs"][k] for k in keys])
         return dict(zip(keys, results))
 

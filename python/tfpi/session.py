@@ -97,9 +97,18 @@ class Session:
                                      "has shape %s" % (shape, name, tuple(None if d < 0 else d for d in declared)))
         return tensor
 
+    def reset_variables(self):
+        """Gives the session's variables and tables their first state again
+        (a variable its checkpoint's value), as a new session has them."""
+        with self._lock:
+            if not self._ptr:
+                raise ValueError("reset_variables on a closed session")
+            lib.tfpi_session_reset_variables(self._ptr)
+
     def run(self, feeds, fetches):
         """feeds: {"name" or "name:k": array-like}; fetches: a name (returns
-        one array) or a list of names (returns a list). Raises a TfpiError
+        one array) or a list of names (returns a list); a name "^node" is a
+        target, run for what it does (None in its place). Raises a TfpiError
         with tfpi's message on failure: a ValueError for a bad feed or name,
         a RuntimeError for a failed run."""
         single = isinstance(fetches, (str, bytes)) or not hasattr(fetches, "__iter__")
@@ -133,7 +142,7 @@ class Session:
         try:
             for i in range(len(fetch_list)):
                 tensor, outputs[i] = outputs[i], None
-                results.append(from_tensor(tensor))  # frees tensor
+                results.append(from_tensor(tensor) if tensor else None)  # frees tensor
         finally:
             for tensor in outputs:
                 if tensor:

@@ -34,12 +34,23 @@ static void free_tensors(tp_signature_tensor *t, int n)
     free(t);
 }
 
+static void free_signature(tp_signature *s)
+{
+    free_tensors(s->inputs, s->num_inputs);
+    free_tensors(s->outputs, s->num_outputs);
+    free(s->key);
+    free(s->method_name);
+}
+
 void tp_model_info_free(tp_model_info *info)
 {
     if (!info)
         return;
     free_tensors(info->inputs, info->num_inputs);
     free_tensors(info->outputs, info->num_outputs);
+    for (int i = 0; i < info->num_signatures; i++)
+        free_signature(&info->signatures[i]);
+    free(info->signatures);
     for (int i = 0; i < info->num_variables; i++) {
         tp_variable *v = &info->variables[i];
         free(v->node);
@@ -97,24 +108,27 @@ static tfpi_code sort_tensors(const tp_model_info *info, const char *signature, 
     return TFPI_OK;
 }
 
-static tfpi_code copy_signature(tp_model_info *info, const char *name, const Tfpi__SignatureDef *sig,
-                                tfpi_status *status)
+/* Reads signature `name` of the meta graph into out (zeroed). */
+static tfpi_code copy_signature(const tp_model_info *info, const char *name, const Tfpi__SignatureDef *sig,
+                                tp_signature *out, tfpi_status *status)
 {
-    info->inputs = calloc(sig->n_inputs + 1, sizeof *info->inputs);
-    info->outputs = calloc(sig->n_outputs + 1, sizeof *info->outputs);
-    if (!info->inputs || !info->outputs)
+    out->inputs = calloc(sig->n_inputs + 1, sizeof *out->inputs);
+    out->outputs = calloc(sig->n_outputs + 1, sizeof *out->outputs);
+    out->key = strdup(name);
+    out->method_name = strdup(sig->method_name);
+    if (!out->inputs || !out->outputs || !out->key || !out->method_name)
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", info->source);
     tfpi_code code = TFPI_OK;
     for (size_t i = 0; i < sig->n_inputs && code == TFPI_OK; i++)
         code = copy_tensor(info, name, "input", sig->inputs[i]->key, sig->inputs[i]->value,
-                           &info->inputs[info->num_inputs], &info->num_inputs, status);
+                           &out->inputs[out->num_inputs], &out->num_inputs, status);
     for (size_t i = 0; i < sig->n_outputs && code == TFPI_OK; i++)
         code = copy_tensor(info, name, "output", sig->outputs[i]->key, sig->outputs[i]->value,
-                           &info->outputs[info->num_outputs], &info->num_outputs, status);
+                           &out->outputs[out->num_outputs], &out->num_outputs, status);
     if (code == TFPI_OK)
-        code = sort_tensors(info, name, "input", info->inputs, info->num_inputs, status);
+        code = sort_tensors(info, name, "input", out->inputs, out->num_inputs, status);
     if (code == TFPI_OK)
-        code = sort_tensors(info, name, "output", info->outputs, info->num_outputs, status);
+        code = sort_tensors(info, name, "output", out->outputs, out->num_outputs, status);
     return code;
 }
 
@@ -150,9 +164,47 @@ tfpi_code tp_model_info_set_signature(tp_model_info *info, const tp_meta_graph *
         return tfpi_status_set(status, TFPI_NOT_FOUND, "%s: signature '%s' not found; available: %s", info->source,
                                name, tp_meta_graph_signature_names(mg, names, sizeof names));
     }
-    if (!(info->signature_key = strdup(name)) || !(info->method_name = strdup(sig->method_name)))
+    tp_signature chosen = {0};
+    tfpi_code code = copy_signature(info, name, sig, &chosen, status);
+    info->signature_key = chosen.key;
+    info->method_name = chosen.method_name;
+    info->inputs = chosen.inputs;
+    info->outputs = chosen.outputs;
+    info->num_inputs = chosen.num_inputs;
+    info->num_outputs = chosen.num_outputs;
+    return code;
+}
+
+static int by_signature_key(const void *a, const void *b)
+{
+    return strcmp(((const tp_signature *)a)->key, ((const tp_signature *)b)->key);
+}
+
+/* A signature tfpi cannot serve (a sparse or composite input) is left out. */
+tfpi_code tp_model_info_set_signatures(tp_model_info *info, const tp_meta_graph *mg, tfpi_status *status)
+{
+    info->signatures = calloc(mg->num_signatures + 1, sizeof *info->signatures);
+    if (!info->signatures)
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", info->source);
-    return copy_signature(info, name, sig, status);
+    for (size_t i = 0; i < mg->num_signatures; i++) {
+        const Tfpi__SignatureDefEntry *e = mg->signatures[i];
+        bool seen = false;
+        for (int k = 0; k < info->num_signatures && !seen; k++)
+            seen = strcmp(info->signatures[k].key, e->key) == 0;
+        if (seen || strncmp(e->key, "__", 2) == 0 || !e->value)
+            continue;
+        tp_signature *s = &info->signatures[info->num_signatures];
+        tfpi_status ignored = {0};
+        tfpi_code code = copy_signature(info, e->key, e->value, s, &ignored);
+        if (code == TFPI_OUT_OF_MEMORY)
+            return tfpi_status_set(status, code, "%s", ignored.message);
+        if (code == TFPI_OK)
+            info->num_signatures++;
+        else /* one tfpi cannot serve (sparse inputs): not listed */
+            free_signature(s), memset(s, 0, sizeof *s);
+    }
+    qsort(info->signatures, (size_t)info->num_signatures, sizeof *info->signatures, by_signature_key);
+    return TFPI_OK;
 }
 
 static tfpi_code set_name(const tp_model_info *info, char **field, const char *value, tfpi_status *status)

@@ -29,6 +29,14 @@ typedef struct tp_signature_tensor {
     int64_t dims[TFPI_MAX_DIMS]; /* -1: unknown size */
 } tp_signature_tensor;
 
+/* One signature of the meta graph: its key, method and tensors (sorted by
+ * key). */
+typedef struct tp_signature {
+    char *key, *method_name;
+    int num_inputs, num_outputs;
+    tp_signature_tensor *inputs, *outputs;
+} tp_signature;
+
 typedef struct tp_variable {
     char *node;  /* the variable node (VariableV2, Variable, VarHandleOp) */
     char *key;   /* its checkpoint key */
@@ -42,6 +50,10 @@ typedef struct tp_model_info {
     char *signature_key, *method_name; /* NULL: no signature selected */
     int num_inputs, num_outputs;
     tp_signature_tensor *inputs, *outputs;
+    /* Every signature of the meta graph but the internal ones ("__..."),
+     * sorted by key: any of them can run on the graph. */
+    int num_signatures;
+    tp_signature *signatures;
     tp_checkpoint *checkpoint; /* NULL: nothing was saved (a SavedModel without variables/) */
     int num_variables;
     tp_variable *variables; /* sorted by node name */
@@ -60,6 +72,9 @@ void tp_model_info_free(tp_model_info *info);
  * listing those that are. */
 tfpi_code tp_model_info_set_signature(tp_model_info *info, const tp_meta_graph *mg, const char *key,
                                       tfpi_status *status);
+/* Reads every signature of mg (but the internal ones, and those with
+ * sparse or composite tensors) into info->signatures. */
+tfpi_code tp_model_info_set_signatures(tp_model_info *info, const tp_meta_graph *mg, tfpi_status *status);
 /* The saver's names and the init op of mg. */
 tfpi_code tp_model_info_set_protocol(tp_model_info *info, const tp_meta_graph *mg, tfpi_status *status);
 

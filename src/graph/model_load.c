@@ -54,6 +54,8 @@ static tfpi_graph *build(const tp_meta_graph *mg, tp_model_info *info, const cha
 {
     tfpi_code code = tp_model_info_set_signature(info, mg, signature, status);
     if (code == TFPI_OK)
+        code = tp_model_info_set_signatures(info, mg, status);
+    if (code == TFPI_OK)
         code = tp_model_info_set_protocol(info, mg, status);
     tfpi_graph *g = code == TFPI_OK
                         ? tp_graph_parse_with_ops(mg->graph_def.data, mg->graph_def.size,
@@ -311,4 +313,68 @@ const char *tfpi_graph_signature_output(const tfpi_graph *graph, int i, const ch
 {
     return signature_entry(graph && graph->model ? graph->model->outputs : NULL,
                            tfpi_graph_signature_num_outputs(graph), i, tensor_name);
+}
+
+static const tp_signature *signature_at(const tfpi_graph *graph, int s)
+{
+    const tp_model_info *info = graph ? graph->model : NULL;
+    return info && s >= 0 && s < info->num_signatures ? &info->signatures[s] : NULL;
+}
+
+int tfpi_graph_num_signatures(const tfpi_graph *graph)
+{
+    return graph && graph->model ? graph->model->num_signatures : 0;
+}
+
+const char *tfpi_graph_signature_key(const tfpi_graph *graph, int s)
+{
+    const tp_signature *sig = signature_at(graph, s);
+    return sig ? sig->key : NULL;
+}
+
+int tfpi_graph_signature_count(const tfpi_graph *graph, int s, int outputs)
+{
+    const tp_signature *sig = signature_at(graph, s);
+    return !sig ? 0 : outputs ? sig->num_outputs : sig->num_inputs;
+}
+
+const char *tfpi_graph_signature_entry(const tfpi_graph *graph, int s, int outputs, int i, const char **tensor_name)
+{
+    const tp_signature *sig = signature_at(graph, s);
+    if (!sig)
+        return NULL;
+    return outputs ? signature_entry(sig->outputs, sig->num_outputs, i, tensor_name)
+                   : signature_entry(sig->inputs, sig->num_inputs, i, tensor_name);
+}
+
+/* The outermost call whose inlined body node `reader` belongs to: the
+ * shortest name prefix P (at a '/') with a node P and a node
+ * "P/output_control_node", as the inliner makes them; else reader itself. */
+static int call_of(const tfpi_graph *graph, int reader)
+{
+    const char *name = graph->nodes[reader].def->name;
+    char probe[4200];
+    for (size_t len = 1; name[len]; len++) {
+        if (name[len] != '/' || len + sizeof "/output_control_node" > sizeof probe)
+            continue;
+        snprintf(probe, sizeof probe, "%.*s/output_control_node", (int)len, name);
+        int call = tp_graph_find(graph, name, len);
+        if (call >= 0 && tp_graph_find(graph, probe, strlen(probe)) >= 0)
+            return call;
+    }
+    return reader;
+}
+
+const char *tfpi_graph_signature_target(const tfpi_graph *graph, int s)
+{
+    const tp_signature *sig = signature_at(graph, s);
+    tp_edge input;
+    if (!sig || sig->num_outputs > 0 || sig->num_inputs == 0 ||
+        tp_graph_resolve(graph, sig->inputs[0].name, "input", &input, NULL) != TFPI_OK)
+        return NULL;
+    for (int n = 0; n < graph->num_nodes; n++)
+        for (int k = 0; k < graph->nodes[n].num_inputs; k++)
+            if (graph->nodes[n].inputs[k].node == input.node)
+                return graph->nodes[call_of(graph, n)].def->name;
+    return NULL;
 }

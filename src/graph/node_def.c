@@ -75,6 +75,14 @@ const char *tp_attr_string(const Tfpi__NodeDef *def, const char *name, char *buf
     return buf;
 }
 
+tfpi_bytes tp_attr_bytes(const Tfpi__NodeDef *def, const char *name, const char *fallback)
+{
+    const Tfpi__AttrValue *a = tp_attr(def, name);
+    if (a && a->value_case == TFPI__ATTR_VALUE__VALUE_S)
+        return (tfpi_bytes){a->s.len, a->s.len ? a->s.data : (const uint8_t *)""};
+    return (tfpi_bytes){strlen(fallback), (const uint8_t *)fallback};
+}
+
 int tp_attr_int_list(const Tfpi__NodeDef *def, const char *name, int64_t *out, int max)
 {
     const Tfpi__AttrValue *a = tp_attr(def, name);

@@ -29,6 +29,9 @@ tfpi_dtype tp_attr_type(const Tfpi__NodeDef *def, const char *name, tfpi_dtype f
  * and fallback is NULL. */
 const char *tp_attr_string(const Tfpi__NodeDef *def, const char *name, char *buf, size_t size,
                            const char *fallback);
+/* A string attr's bytes as they are (NUL bytes included; borrowed from
+ * def), or fallback's if it is absent. */
+tfpi_bytes tp_attr_bytes(const Tfpi__NodeDef *def, const char *name, const char *fallback);
 /* Integer list attr: number of values (up to max are copied), or -1 if absent. */
 int tp_attr_int_list(const Tfpi__NodeDef *def, const char *name, int64_t *out, int max);
 

@@ -17,6 +17,10 @@ int tp_op_output_count(const Tfpi__NodeDef *def, const tp_kernel *kernel)
         return (int)tp_attr_int(def, "num_split", 1);
     if (!strcmp(op, "Unpack"))
         return (int)tp_attr_int(def, "num", 1);
+    if (!strcmp(op, "RestoreV2")) {
+        const Tfpi__AttrValue *t = tp_attr(def, "dtypes");
+        return t && t->value_case == TFPI__ATTR_VALUE__VALUE_LIST ? (int)t->list->n_type : 0;
+    }
     if (!strcmp(op, "IdentityN")) {
         const Tfpi__AttrValue *t = tp_attr(def, "T");
         if (t && t->value_case == TFPI__ATTR_VALUE__VALUE_LIST)
@@ -112,6 +116,14 @@ static const struct {
     {"TensorArrayWriteV3", "T", 2, 2}, {"TensorArrayScatterV3", "T", 2, 2}, {"TensorArraySplitV3", "T", 1, 1},
     {"ScatterNd", "T", 1, 1}, {"ScatterNd", "Tindices", 0, 0},
     {"QuantizeV2", "T", 1, 0}, /* T is the output's type */
+    {"Bincount", "T", 2, 2}, {"Substr", "T", 1, 2}, {"SparseFillEmptyRows", "T", 1, 1},
+    {"SparseFillEmptyRows", "T", 3, 3}, {"BroadcastArgs", "T", 0, 1}, {"StringNGrams", "Tsplits", 1, 1},
+    {"SparseSegmentSum", "Tidx", 1, 1}, {"SparseSegmentSum", "Tsegmentids", 2, 2},
+    {"SparseSegmentMean", "Tidx", 1, 1}, {"SparseSegmentMean", "Tsegmentids", 2, 2},
+    {"SparseSegmentSqrtN", "Tidx", 1, 1}, {"SparseSegmentSqrtN", "Tsegmentids", 2, 2},
+    {"LookupTableFindV2", "Tin", 1, 1}, {"LookupTableFindV2", "Tout", 2, 2},
+    {"LookupTableImportV2", "Tin", 1, 1}, {"LookupTableImportV2", "Tout", 2, 2},
+    {"LookupTableInsertV2", "Tin", 1, 1}, {"LookupTableInsertV2", "Tout", 2, 2},
 };
 
 /* Each input in [first, last] must have the type attribute `name` says. */

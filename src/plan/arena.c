@@ -87,7 +87,8 @@ static void collect_buffers(layout *l)
         }
     }
     for (int f = 0; f < plan->num_fetches; f++)
-        extend(l, plan->fetches[f], plan->num_steps);
+        if (plan->fetches[f].index != TP_TARGET)
+            extend(l, plan->fetches[f], plan->num_steps);
 }
 
 static int by_size_desc(const void *a, const void *b)

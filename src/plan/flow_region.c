@@ -31,7 +31,7 @@ static bool *data_readers(const tp_flow_plan *plan)
         for (int c = 0; plan->needed[n] && c < plan->nodes[n].num_consumers; c++)
             read[n] = read[n] || plan->nodes[n].consumers[c].output >= 0;
     for (int f = 0; read && f < plan->num_fetches; f++)
-        read[plan->fetches[f].node] = true;
+        read[plan->fetches[f].node] = read[plan->fetches[f].node] || plan->fetches[f].index != TP_TARGET;
     return read;
 }
 
@@ -141,7 +141,7 @@ static tfpi_code fill_region(tp_flow_plan *plan, int index, const int *members, 
         }
     }
     for (int f = 0; f < plan->num_fetches; f++)
-        if (plan->nodes[plan->fetches[f].node].region == index)
+        if (plan->nodes[plan->fetches[f].node].region == index && plan->fetches[f].index != TP_TARGET)
             r->outputs[r->num_outputs++] = plan->fetches[f];
     sort_unique(r->inputs, &r->num_inputs);
     sort_unique(r->outputs, &r->num_outputs);
@@ -150,7 +150,7 @@ static tfpi_code fill_region(tp_flow_plan *plan, int index, const int *members, 
     anchor->num_slots = r->num_inputs;
     anchor->num_pending = r->num_inputs;
     for (int f = 0; f < plan->num_fetches; f++)
-        if (plan->nodes[plan->fetches[f].node].region == index)
+        if (plan->nodes[plan->fetches[f].node].region == index && plan->fetches[f].index != TP_TARGET)
             plan->fetch_from[f] = (tp_edge){r->anchor, tp_flow_find_edge(r->outputs, r->num_outputs, plan->fetches[f])};
     return TFPI_OK;
 }

@@ -66,9 +66,15 @@ tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, i
     if (!*out)
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < n; i++) {
-        tfpi_code code = tp_graph_resolve(g, names[i], what, &(*out)[i], status);
+        bool target = names[i] && names[i][0] == '^' && strcmp(what, "fetch") == 0;
+        tfpi_code code = tp_graph_resolve(g, names[i] + target, what, &(*out)[i], status);
         if (code != TFPI_OK)
             return code;
+        if (target && (*out)[i].index != 0)
+            return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "fetch '%s': a target names a node, not an output",
+                                   names[i]);
+        if (target)
+            (*out)[i].index = TP_TARGET;
     }
     return TFPI_OK;
 }
@@ -198,7 +204,8 @@ static tfpi_code allocate_node_slots(tp_plan *plan, const int *order, int count,
         plan->nodes[order[i]].needed = true;
     for (int f = 0; f < plan->num_fetches && code == TFPI_OK; f++) {
         snprintf(reader, sizeof reader, "fetch %d", f);
-        code = use_output(plan, plan->fetches[f], reader, status);
+        if (plan->fetches[f].index != TP_TARGET)
+            code = use_output(plan, plan->fetches[f], reader, status);
     }
     for (int i = 0; i < count && code == TFPI_OK; i++) {
         const tp_node *gn = &g->nodes[order[i]];

@@ -59,7 +59,9 @@ void tp_plan_free(tp_plan *plan);
 tfpi_code tp_plan_execute(tp_plan *plan, tfpi_node_profile *profile, tfpi_status *status);
 
 /* Resolves n tensor names to a new array of edges (*out, freed by the
- * caller even on failure); `what` ("feed", "fetch") names them in errors. */
+ * caller even on failure); `what` ("feed", "fetch") names them in errors.
+ * A fetch "^node" is a target: run, nothing fetched (index TP_TARGET). */
+#define TP_TARGET (-1)
 tfpi_code tp_plan_resolve_names(const tfpi_graph *g, const char *const *names, int n, const char *what,
                                 tp_edge **out, tfpi_status *status);
 

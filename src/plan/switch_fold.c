@@ -104,13 +104,19 @@ static int merge_survivor(const fold *f, int n)
     return count == 1 && gn->num_inputs > 1 ? live : -1;
 }
 
-/* False if a fetch is dead or reads a value_index that would disappear. */
+/* False if a fetch (or target) is dead or reads a value_index that would disappear. */
 static bool fetches_survive(const fold *f, const tp_edge *fetches, int n)
 {
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (fetches[i].index == TP_TARGET) {
+            if (f->dead[fetches[i].node])
+                return false;
+            continue;
+        }
         if (tensor_dead(f, fetches[i]) || (fetches[i].index > 0 && (merge_survivor(f, fetches[i].node) >= 0 ||
                                                                     f->live_port[fetches[i].node] >= 0)))
             return false;
+    }
     return true;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "plan/plan.h"
 #include "run/flow_run.h"
 
 typedef struct iteration {
@@ -164,7 +165,7 @@ static tfpi_code emit(run_state *r, frame_inst *f, iteration *it, int node, tp_v
         code = deliver(r, f, it, k->node, k->slot, v);
     }
     for (int i = 0; f == r->root && i < r->plan->num_fetches; i++)
-        if (r->plan->fetch_from[i].node == node && !r->fetched[i]) {
+        if (r->plan->fetch_from[i].node == node && !r->fetched[i] && r->plan->fetch_from[i].index != TP_TARGET) {
             r->fetched[i] = outs[r->plan->fetch_from[i].index];
             r->fetch_cause[i] = cause;
             tp_value_ref(r->fetched[i]);
@@ -542,7 +543,9 @@ static tfpi_code collect(run_state *r, tfpi_tensor **outputs)
     for (int i = 0; i < plan->num_fetches; i++) {
         const char *name = plan->graph->nodes[plan->fetches[i].node].def->name;
         tfpi_code code = TFPI_OK;
-        if ((!r->fetched[i] || r->fetched[i] == TP_DEAD) && r->fetch_cause[i] >= 0)
+        if (plan->fetches[i].index == TP_TARGET) /* ran, or lay in a branch not taken */
+            outputs[i] = NULL;
+        else if ((!r->fetched[i] || r->fetched[i] == TP_DEAD) && r->fetch_cause[i] >= 0)
             code = tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
                                    "fetch '%s:%d' is dead: it lies in the branch of Switch '%s' (tf.cond) that "
                                    "this run did not take",

@@ -316,6 +316,15 @@ void tfpi_session_reset(tfpi_session *session)
     forget_plan(session);
 }
 
+void tfpi_session_reset_variables(tfpi_session *session)
+{
+    forget_plan(session); /* its kernels hold handles into the store */
+    uint64_t generation = session->variables.generation;
+    tp_resource_store_free(&session->variables);
+    session->variables.max_bytes = session->max_memory;
+    session->variables.generation = generation + 1;
+}
+
 size_t tfpi_session_arena_bytes(const tfpi_session *session)
 {
     size_t bytes = session->plan ? session->plan->arena_size : 0;
@@ -362,6 +371,8 @@ tfpi_code tfpi_session_run(tfpi_session *session, const char *const *feed_names,
     if ((code = tp_plan_execute(plan, session->profiling ? session->profile : NULL, status)) != TFPI_OK)
         return code;
     for (int i = 0; i < num_fetches; i++) {
+        if (plan->fetches[i].index == TP_TARGET)
+            continue; /* outputs[i] stays NULL */
         outputs[i] = tp_tensor_clone(tp_plan_tensor(plan, plan->fetches[i]), status);
         if (!outputs[i]) {
             for (int j = 0; j < i; j++) {

@@ -51,6 +51,7 @@ class SavedModel:
         self.tf2 = tf2
         self.nodes, self.functions, self.signatures, self.tensors = [], [], {}, {}
         self.variables = []  # (node name, checkpoint key, dtype)
+        self.tables = []  # (node name, keys' checkpoint key, values' key, key dtype, value dtype)
 
     def variable(self, name, value, key=None):
         """A variable node `name` holding numpy array `value` in the checkpoint (under `key`)."""
@@ -64,6 +65,19 @@ class SavedModel:
         else:
             self.nodes.append(Node(name, "VariableV2", [], {"dtype": dtype, "shape": Shape(list(value.shape)),
                                                            "shared_name": "", "container": ""}))
+        return name
+
+    def table(self, name, keys, values, key):
+        """A TF2 MutableHashTableV2 `name` mapping keys to values (numpy arrays,
+        object arrays of bytes for strings), saved under key/.ATTRIBUTES/
+        table-keys and table-values and imported by the restore function."""
+        kd, vd = (DType(STRING if a.dtype == object else gd.dtype_number(a.dtype)) for a in (keys, values))
+        k, v = key + "/.ATTRIBUTES/table-keys", key + "/.ATTRIBUTES/table-values"
+        self.tensors[k], self.tensors[v] = keys, values
+        self.tables.append((name, k, v, kd, vd))
+        self.nodes.append(Node(name, "MutableHashTableV2", [], {"key_dtype": kd, "value_dtype": vd,
+                                                                "shared_name": "table_" + name, "container": "",
+                                                                "use_node_name_sharing": False}))
         return name
 
     def signature(self, key, inputs, outputs, method="tensorflow/serving/predict"):
@@ -87,24 +101,32 @@ class SavedModel:
                 assigns.append("^" + name)
             return out + [Node("save/restore_all", "NoOp", assigns)], ("save/Const:0", "save/restore_all")
         # TF2: the restore function and the outer call that passes it every handle.
-        args = [Arg("file_prefix", STRING)] + [Arg("unknown_%d" % i, RESOURCE) for i in range(len(names))]
-        body = [Node(c.name.replace("save/RestoreV2/", "RestoreV2/"), "Const", [], c.attrs) for c in consts]
-        body.append(Node("RestoreV2", "RestoreV2", ["file_prefix", "RestoreV2/tensor_names:output:0",
-                                                    "RestoreV2/shape_and_slices:output:0"],
-                         {"dtypes": [d for _, _, d in self.variables]}))
+        keys = names + [k for _, kk, vk, _, _ in self.tables for k in (kk, vk)]
+        dtypes = [d for _, _, d in self.variables] + [d for _, _, _, kd, vd in self.tables for d in (kd, vd)]
+        handles = [v for v, _, _ in self.variables] + [t for t, _, _, _, _ in self.tables]
+        args = [Arg("file_prefix", STRING)] + [Arg("unknown_%d" % i, RESOURCE) for i in range(len(handles))]
+        body = [Node("RestoreV2/tensor_names", "Const", [], {"dtype": STRING, "value": _strings(keys)}),
+                Node("RestoreV2/shape_and_slices", "Const", [], {"dtype": STRING, "value": _strings([""] * len(keys))}),
+                Node("RestoreV2", "RestoreV2", ["file_prefix", "RestoreV2/tensor_names:output:0",
+                                                "RestoreV2/shape_and_slices:output:0"], {"dtypes": dtypes})]
         controls = []
         for i, (_, _, dtype) in enumerate(self.variables):
             body.append(Node("Identity_%d" % i, "Identity", ["RestoreV2:tensors:%d" % i], {"T": dtype}))
             body.append(Node("AssignVariableOp_%d" % i, "AssignVariableOp",
                              ["unknown_%d" % i, "Identity_%d:output:0" % i], {"dtype": dtype}))
             controls.append("^AssignVariableOp_%d" % i)
+        for t, (_, _, _, kd, vd) in enumerate(self.tables):
+            arg, at = "unknown_%d" % (len(self.variables) + t), len(names) + 2 * t
+            body.append(Node("table_restore_%d" % t, "LookupTableImportV2",
+                             [arg, "RestoreV2:tensors:%d" % at, "RestoreV2:tensors:%d" % (at + 1)],
+                             {"Tin": kd, "Tout": vd}))
+            controls.append("^table_restore_%d" % t)
         body.append(Node("NoOp", "NoOp", controls))
         body.append(Node("Identity_out", "Identity", ["file_prefix", "^NoOp"], {"T": STRING}))
         self.functions.append(Function("__inference__traced_restore_900", args, [Arg("identity", STRING)], body,
                                        {"identity": "Identity_out:output:0"}))
-        call = Node("StatefulPartitionedCall_2", "StatefulPartitionedCall",
-                    ["saver_filename"] + [v for v, _, _ in self.variables],
-                    {"f": Func("__inference__traced_restore_900"), "Tin": [STRING] + [RESOURCE] * len(names),
+        call = Node("StatefulPartitionedCall_2", "StatefulPartitionedCall", ["saver_filename"] + handles,
+                    {"f": Func("__inference__traced_restore_900"), "Tin": [STRING] + [RESOURCE] * len(handles),
                      "Tout": [STRING]})
         prefix = Node("saver_filename", "Placeholder", [], {"dtype": STRING, "shape": Shape([])})
         return [prefix, call], ("saver_filename:0", "StatefulPartitionedCall_2")

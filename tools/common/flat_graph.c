@@ -41,19 +41,6 @@ static void drop_output_zero(Tfpi__NodeDef *node)
     }
 }
 
-/* The IdentityN a call leaves under its name, over a single result, is an
- * Identity (which OpenCV reads, and TensorFlow writes). */
-static void single_identity_n(Tfpi__NodeDef *node)
-{
-    const Tfpi__AttrValue *t = tp_attr(node, "T");
-    if (strcmp(node->op, "IdentityN") != 0 || !t || t->value_case != TFPI__ATTR_VALUE__VALUE_LIST ||
-        t->list->n_type != 1)
-        return;
-    int dtype = t->list->type[0];
-    gd_set_string(&node->op, "Identity");
-    gd_attr_set_type(node, "T", dtype);
-}
-
 void flat_graph_replace(model_source *s)
 {
     const tfpi_graph *loaded = s->loaded;
@@ -66,17 +53,19 @@ void flat_graph_replace(model_source *s)
     for (int i = 0; i < loaded->num_nodes; i++) {
         g->node[i] = copy_node(loaded->nodes[i].def);
         drop_output_zero(g->node[i]);
-        single_identity_n(g->node[i]);
     }
     free(g->library.data);
     g->library.data = NULL;
     g->library.len = 0;
 }
 
-static bool is_control_flow(const char *op)
+/* Ops whose order control edges carry: control flow, and tables (each
+ * lookup waits for the table's filling). */
+static bool needs_control_edges(const char *op)
 {
     static const char *const ops[] = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "_SwitchN",
-                                      "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration"};
+                                      "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration",
+                                      "HashTableV2", "MutableHashTableV2"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strcmp(op, ops[i]) == 0)
             return true;
@@ -86,18 +75,22 @@ static bool is_control_flow(const char *op)
 bool flat_graph_drop_control_edges(Tfpi__GraphDef *g)
 {
     for (size_t i = 0; i < g->n_node; i++)
-        if (is_control_flow(g->node[i]->op))
+        if (needs_control_edges(g->node[i]->op))
             return false;
+    gd_remove_control_inputs(g);
+    return true;
+}
+
+void flat_graph_single_results(Tfpi__GraphDef *g)
+{
     for (size_t i = 0; i < g->n_node; i++) {
         Tfpi__NodeDef *node = g->node[i];
-        size_t kept = 0;
-        for (size_t k = 0; k < node->n_input; k++) {
-            if (node->input[k][0] == '^')
-                free(node->input[k]);
-            else
-                node->input[kept++] = node->input[k];
-        }
-        node->n_input = kept;
+        const Tfpi__AttrValue *t = tp_attr(node, "T");
+        if (strcmp(node->op, "IdentityN") != 0 || !t || t->value_case != TFPI__ATTR_VALUE__VALUE_LIST ||
+            t->list->n_type != 1)
+            continue;
+        int dtype = t->list->type[0];
+        gd_set_string(&node->op, "Identity");
+        gd_attr_set_type(node, "T", dtype);
     }
-    return true;
 }

@@ -18,12 +18,17 @@ bool flat_graph_needed(const model_source *s);
  * kept, library dropped, "node:0" inputs written "node"). */
 void flat_graph_replace(model_source *s);
 
+/* Each IdentityN over a single result (what a call leaves under its name)
+ * becomes an Identity, which TensorFlow writes and OpenCV reads. */
+void flat_graph_single_results(Tfpi__GraphDef *g);
+
 /* In a graph without loops or conds, the control edges only order what
  * the calls' boundaries ordered (reads before a function's NoOp, NoOp
  * before its results), which no frozen graph needs and OpenCV cannot
  * read: removes them all (the caller prunes what they alone kept) and
- * returns true; false, and nothing changed, for a graph with control flow,
- * whose frames and branches need them. */
+ * returns true; false, and nothing changed, for a graph with control flow
+ * (whose frames and branches need them) or lookup tables (whose lookups
+ * wait for the table's filling). */
 bool flat_graph_drop_control_edges(Tfpi__GraphDef *g);
 
 #endif

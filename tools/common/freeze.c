@@ -10,6 +10,7 @@
 
 #include "flat_graph.h"
 #include "freeze_readers.h"
+#include "freeze_restores.h"
 #include "graph/graph.h"
 #include "graphdef_edit.h"
 #include "graphdef_inspect.h"
@@ -70,24 +71,6 @@ static tfpi_code keep_needed(Tfpi__GraphDef *g, const char *const *outputs, int 
     return code;
 }
 
-/* A TensorProto holding a copy of t. */
-static Tfpi__TensorProto *tensor_proto(const tfpi_tensor *t)
-{
-    if (t->dtype != TFPI_STRING)
-        return gd_tensor_new(t->dtype, t->dims, t->ndims, t->data, tp_byte_size(t));
-    Tfpi__TensorProto *p = gd_tensor_new(TFPI_STRING, t->dims, t->ndims, NULL, 0);
-    size_t n = (size_t)tp_num_elements(t);
-    p->string_val = xcalloc(n + 1, sizeof *p->string_val);
-    p->n_string_val = n;
-    for (size_t i = 0; i < n; i++) {
-        const tfpi_bytes *s = &((const tfpi_bytes *)t->data)[i];
-        p->string_val[i].data = xmalloc(s->size ? s->size : 1);
-        memcpy(p->string_val[i].data, s->data, s->size);
-        p->string_val[i].len = s->size;
-    }
-    return p;
-}
-
 /* Makes variable node `node` a Const holding its checkpoint value. */
 static tfpi_code convert_variable(model_source *s, Tfpi__NodeDef *node, int64_t max_bytes, tfpi_status *status)
 {
@@ -106,19 +89,37 @@ static tfpi_code convert_variable(model_source *s, Tfpi__NodeDef *node, int64_t 
     gd_attr_remove_all(node);
     gd_set_string(&node->op, "Const");
     gd_attr_set_type(node, "dtype", value.dtype);
-    gd_attr_set_tensor(node, "value", tensor_proto(&value));
+    gd_attr_set_tensor(node, "value", gd_tensor_copy(&value));
     return TFPI_OK;
 }
 
-/* The signature's output node names (":k" dropped). */
-static char **signature_outputs(const tp_model_info *info, int *n)
+/* Appends the node of tensor name `tensor` to names (at *n). */
+static void add_node_of(char **names, int *n, const char *tensor)
 {
-    char **names = xcalloc((size_t)info->num_outputs + 1, sizeof *names);
-    for (int i = 0; i < info->num_outputs; i++) {
-        gd_input in = gd_parse_input(info->outputs[i].name);
-        names[i] = xstrndup(in.node, in.len);
+    gd_input in = gd_parse_input(tensor);
+    names[(*n)++] = xstrndup(in.node, in.len);
+}
+
+/* The output node names of the model's signature (":k" dropped); with
+ * all, those of every signature and the targets of those with no outputs
+ * (what print_required_ops must cover). */
+static char **signature_outputs(const model_source *s, bool all, int *n)
+{
+    const tp_model_info *info = s->info;
+    size_t count = (size_t)info->num_outputs + 1;
+    for (int k = 0; all && k < info->num_signatures; k++)
+        count += (size_t)info->signatures[k].num_outputs + 1;
+    char **names = xcalloc(count, sizeof *names);
+    *n = 0;
+    for (int i = 0; i < info->num_outputs; i++)
+        add_node_of(names, n, info->outputs[i].name);
+    for (int k = 0; all && k < info->num_signatures; k++) {
+        for (int i = 0; i < info->signatures[k].num_outputs; i++)
+            add_node_of(names, n, info->signatures[k].outputs[i].name);
+        const char *target = tfpi_graph_signature_target(s->loaded, k);
+        if (target)
+            names[(*n)++] = xstrdup(target);
     }
-    *n = info->num_outputs;
     return names;
 }
 
@@ -144,13 +145,13 @@ static char *signature_relative(const model_source *s, const gd_index *index, co
 static char **output_names(const model_source *s, const freeze_options *o, bool flat, int *n, tfpi_status *status)
 {
     if (!o->outputs) {
-        if (!s->info || !s->info->signature_key) {
+        if (!s->info || (!s->info->signature_key && !(o->all_signatures && s->info->num_signatures))) {
             tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                             "the model has no signature to freeze for: name the outputs (freeze_graph "
                             "--output_node_names=...)");
             return NULL;
         }
-        return signature_outputs(s->info, n);
+        return signature_outputs(s, o->all_signatures, n);
     }
     gd_index index;
     gd_index_build(&index, s->graph);
@@ -218,8 +219,13 @@ tfpi_code freeze_source(model_source *s, const freeze_options *o, int *converted
     tfpi_code code = keep_needed(s->graph, (const char *const *)outputs, n, status);
     if (code == TFPI_OK && !o->keep_variables)
         code = convert_variables(s, o, converted, status);
-    if (code == TFPI_OK && flat && !o->keep_variables && flat_graph_drop_control_edges(s->graph))
-        code = keep_needed(s->graph, (const char *const *)outputs, n, status);
+    if (code == TFPI_OK && !o->keep_variables && (code = freeze_restores(s, o->max_bytes, converted, status)) == TFPI_OK)
+        code = keep_needed(s->graph, (const char *const *)outputs, n, status); /* the restore ops are read no more */
+    if (code == TFPI_OK && flat && !o->keep_variables) {
+        flat_graph_single_results(s->graph);
+        if (flat_graph_drop_control_edges(s->graph))
+            code = keep_needed(s->graph, (const char *const *)outputs, n, status);
+    }
     if (code == TFPI_OK && flat)
         add_aliases(s, o, outputs);
     Tfpi__GraphDef *g = s->graph;

@@ -14,6 +14,7 @@
 
 typedef struct freeze_options {
     const char *const *outputs; /* node names; NULL: the signature's outputs */
+    bool all_signatures;        /* with outputs NULL: every signature's outputs (and no-output signatures' targets) */
     int num_outputs;
     const char *allow, *deny; /* comma-separated variable names to convert / to leave (NULL: no list) */
     bool clear_devices;       /* blank every node's device */

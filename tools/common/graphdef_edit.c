@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tensor.h"
 #include "xalloc.h"
 
 void gd_set_string(char **field, const char *value)
@@ -35,6 +36,21 @@ void gd_add_input(Tfpi__NodeDef *node, const char *input)
 {
     node->input = xrealloc(node->input, (node->n_input + 1) * sizeof *node->input);
     node->input[node->n_input++] = xstrdup(input);
+}
+
+void gd_remove_control_inputs(Tfpi__GraphDef *graph)
+{
+    for (size_t i = 0; i < graph->n_node; i++) {
+        Tfpi__NodeDef *node = graph->node[i];
+        size_t kept = 0;
+        for (size_t k = 0; k < node->n_input; k++) {
+            if (node->input[k][0] == '^')
+                free(node->input[k]);
+            else
+                node->input[kept++] = node->input[k];
+        }
+        node->n_input = kept;
+    }
 }
 
 static Tfpi__NodeDef__AttrEntry *find_entry(const Tfpi__NodeDef *node, const char *key, size_t *index)
@@ -208,4 +224,21 @@ Tfpi__TensorProto *gd_tensor_new(int dtype, const int64_t *dims, int ndims, cons
         t->tensor_content.len = bytes;
     }
     return t;
+}
+
+Tfpi__TensorProto *gd_tensor_copy(const tfpi_tensor *t)
+{
+    if (t->dtype != TFPI_STRING)
+        return gd_tensor_new(t->dtype, t->dims, t->ndims, t->data, tp_byte_size(t));
+    Tfpi__TensorProto *p = gd_tensor_new(TFPI_STRING, t->dims, t->ndims, NULL, 0);
+    size_t n = (size_t)tp_num_elements(t);
+    p->string_val = xcalloc(n + 1, sizeof *p->string_val);
+    p->n_string_val = n;
+    for (size_t i = 0; i < n; i++) {
+        const tfpi_bytes *s = &((const tfpi_bytes *)t->data)[i];
+        p->string_val[i].data = xmalloc(s->size ? s->size : 1);
+        memcpy(p->string_val[i].data, s->data, s->size);
+        p->string_val[i].len = s->size;
+    }
+    return p;
 }

@@ -18,6 +18,8 @@ Tfpi__NodeDef *gd_node_new(const char *name, const char *op);
 /* Appends node to the graph, which takes ownership. */
 void gd_append_node(Tfpi__GraphDef *graph, Tfpi__NodeDef *node);
 void gd_add_input(Tfpi__NodeDef *node, const char *input);
+/* Drops every control input ("^node") of every node. */
+void gd_remove_control_inputs(Tfpi__GraphDef *graph);
 
 /* ---- attributes (read them with graph/node_def.h's tp_attr*) ---- */
 /* A fresh value for attr key, replacing any old one, for the caller to fill. */
@@ -44,5 +46,8 @@ Tfpi__TensorShapeProto *gd_shape_new(const int64_t *dims, int ndims);
 /* A TensorProto holding bytes of raw little-endian content. */
 Tfpi__TensorProto *gd_tensor_new(int dtype, const int64_t *dims, int ndims, const void *content,
                                  size_t bytes);
+
+/* A TensorProto holding a copy of t's shape and values (strings too). */
+Tfpi__TensorProto *gd_tensor_copy(const tfpi_tensor *t);
 
 #endif

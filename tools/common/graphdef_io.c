@@ -168,10 +168,11 @@ Tfpi__GraphDef *graphdef_read_model(const char *path, bool freeze, tfpi_status *
     model_source_options options = {0};
     if (model_source_open(&src, path, &options, status) != TFPI_OK)
         return NULL;
-    freeze_options fo = {.clear_devices = freeze, .keep_variables = !freeze, .max_bytes = tfpi_default_max_memory()};
+    freeze_options fo = {.clear_devices = freeze, .keep_variables = !freeze, .all_signatures = !freeze,
+                         .max_bytes = tfpi_default_max_memory()};
     int converted;
     Tfpi__GraphDef *graph = NULL;
-    if ((!freeze && !src.info->signature_key) || freeze_source(&src, &fo, &converted, status) == TFPI_OK) {
+    if ((!freeze && !src.info->num_signatures) || freeze_source(&src, &fo, &converted, status) == TFPI_OK) {
         graph = src.graph;
         src.graph = NULL;
     } else {

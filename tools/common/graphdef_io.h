@@ -28,9 +28,9 @@ Tfpi__GraphDef *graphdef_read(const char *path, bool inline_regions, graph_forma
                               tfpi_status *status);
 
 /* A SavedModel directory, a training directory or a .meta file (what
- * model_source_is_model accepts): the graph of its signature, frozen, or
- * only pruned to what the signature needs (the whole graph when it has
- * none). */
+ * model_source_is_model accepts): the graph of its signature, frozen; or,
+ * not frozen, pruned to what every signature needs (the whole graph when
+ * it has none; a TF2 graph flat, calls inlined and loops lowered). */
 Tfpi__GraphDef *graphdef_read_model(const char *path, bool freeze, tfpi_status *status);
 
 /* For a tool's main: the graph its required --in_graph flag names (NULL

@@ -82,16 +82,6 @@ tfpi_code transform_rename_op(Tfpi__GraphDef *graph, const transform_ctx *ctx)
 tfpi_code transform_remove_control_dependencies(Tfpi__GraphDef *graph, const transform_ctx *ctx)
 {
     (void)ctx;
-    for (size_t i = 0; i < graph->n_node; i++) {
-        Tfpi__NodeDef *node = graph->node[i];
-        size_t kept = 0;
-        for (size_t k = 0; k < node->n_input; k++) {
-            if (node->input[k][0] == '^')
-                free(node->input[k]);
-            else
-                node->input[kept++] = node->input[k];
-        }
-        node->n_input = kept;
-    }
+    gd_remove_control_inputs(graph);
     return TFPI_OK;
 }
