@@ -4,10 +4,10 @@
  * Winograd, gets it transformed once for every session of the graph
  * (src/graph/derived.h). run is Winograd F(4x4, 3x3)
  * (src/compute/winograd.c) where its rule says that pays, else one GEMM
- * over the input in place (src/compute/conv_gemm.c), whose filter, when
- * known while planning, is packed into the GEMM's panels once per graph
- * (src/compute/gemm_weights.c), in binary16 for a session of precision fp16
- * (src/compute/gemm_fp16.h); both apply any scale,
+ * over the input in place (src/compute/conv_gemm.c), whose filter, for a
+ * session of precision fp16 and when known while planning, is converted to
+ * binary16 panels once per graph (src/compute/gemm_weights.c,
+ * src/compute/gemm_fp16.h); both apply any scale,
  * bias and activation fused into the node as they store the outputs. The plain C reference, which the tests
  * compare it with, is tp_conv2d_ref in src/compute/window_ref.c. */
 #include "kernel/kernel.h"
@@ -63,9 +63,6 @@ static tfpi_code conv2d_prepare(tp_op_ctx *ctx)
     else if (filter && tp_conv2d_gemm_wants_panels(&p) && tp_gemm_fp16_wanted(ctx->pool))
         state->filter_fp16 =
             tp_gemm_graph_panels_fp16(ctx->graph, ctx->def, filter, p.window_h * p.window_w * p.in_c, p.out_c);
-    else if (filter && tp_conv2d_gemm_wants_panels(&p))
-        state->filter_panels =
-            tp_gemm_graph_panels(ctx->graph, ctx->def, filter, p.window_h * p.window_w * p.in_c, p.out_c);
     return TFPI_OK;
 }
 
@@ -78,8 +75,7 @@ static tfpi_code conv2d_run(tp_op_ctx *ctx)
     const bool done = tp_winograd_applies(&state->params)
                           ? tp_winograd_conv(&state->params, input, filter, state->winograd_filter, output, &epilogue,
                                              ctx->pool)
-                          : tp_conv2d_gemm(&state->params, input, state->filter_panels ? state->filter_panels : filter,
-                                           state->filter_panels != NULL, state->filter_fp16, state->zeros, output,
+                          : tp_conv2d_gemm(&state->params, input, filter, state->filter_fp16, state->zeros, output,
                                            &epilogue, ctx->pool);
     return done ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
 }

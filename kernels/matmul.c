@@ -2,9 +2,9 @@
  * BatchMatMulV2 (adj_x, adj_y) on float tensors. BatchMatMul needs equal
  * batch dimensions; BatchMatMulV2 broadcasts them numpy-style. prepare works
  * out which matrices of a and b each output matrix multiplies. Without
- * transposes run is the fast GEMM (src/compute/gemm.c; a single constant b
- * of several rows' product is packed into its panels once per graph,
- * src/compute/gemm_weights.c; in binary16 for a session of precision fp16,
+ * transposes run is the fast GEMM (src/compute/gemm.c; for a session of
+ * precision fp16 a single constant b of several rows' product is converted
+ * to binary16 panels once per graph, src/compute/gemm_weights.c,
  * src/compute/gemm_fp16.h), which applies any scale,
  * bias and activation fused into the node as it stores; with one, it splits
  * all output rows over the pool, calls the plain C reference product
@@ -26,7 +26,6 @@ typedef struct matmul_state {
     tp_matmul_params params;
     int64_t batches;                /* output matrices */
     tp_epilogue epilogue;
-    const float *b_panels;          /* a known b packed for the GEMM (owned by the graph), or NULL */
     const uint16_t *b_fp16;         /* the same in binary16 for a session of precision fp16, or NULL */
     int64_t *a_offsets, *b_offsets; /* element offset of each output matrix's operands */
     int64_t offsets[];              /* storage of both arrays */
@@ -155,8 +154,6 @@ static tfpi_code prepare_matmul(tp_op_ctx *ctx, batch_rule rule, const char *tra
     ctx->state = state;
     if (b->data && batches == 1 && params.m > 1 && !transpose_a && !transpose_b && tp_gemm_fp16_wanted(ctx->pool))
         state->b_fp16 = tp_gemm_graph_panels_fp16(ctx->graph, ctx->def, b->data, params.k, params.n);
-    else if (b->data && batches == 1 && params.m > 1 && !transpose_a && !transpose_b)
-        state->b_panels = tp_gemm_graph_panels(ctx->graph, ctx->def, b->data, params.k, params.n);
     return TFPI_OK;
 }
 
@@ -213,8 +210,8 @@ static bool matmul_gemm(const matmul_state *s, const float *a, const float *b, f
     for (int64_t batch = 0; ok && batch < s->batches; batch++) {
         const tp_gemm_matrix rows = {a + s->a_offsets[batch], p->k};
         const tp_gemm g = {p->m, p->n, 1, p->k, tp_gemm_matrix_rows, &rows,
-                           s->b_panels ? s->b_panels : b + s->b_offsets[batch], p->n, c + batch * p->m * p->n,
-                           p->n, tp_epilogue_view(&s->epilogue), s->b_panels != NULL, s->b_fp16};
+                           b + s->b_offsets[batch], p->n, c + batch * p->m * p->n,
+                           p->n, tp_epilogue_view(&s->epilogue), false, s->b_fp16};
         ok = tp_gemm_run(&g, pool);
     }
     return ok;

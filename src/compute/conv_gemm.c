@@ -41,8 +41,7 @@ static void find_conv_rows(const void *arg, int64_t row, int rows, int64_t tap, 
 
 bool tp_conv2d_gemm_wants_panels(const tp_window_params *p) { return p->batch * p->out_h * p->out_w > 1; }
 
-bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *filter, bool filter_in_panels,
-                    const uint16_t *filter_fp16, const float *zeros, float *output,
+bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *filter, const uint16_t *filter_fp16, const float *zeros, float *output,
                     const tp_gemm_epilogue *epilogue, tp_threadpool *pool)
 {
     const bool pointwise = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
@@ -61,7 +60,6 @@ bool tp_conv2d_gemm(const tp_window_params *p, const float *input, const float *
         .c = output,
         .ldc = p->out_c,
         .epilogue = *epilogue,
-        .b_in_panels = filter_in_panels,
         .b_fp16 = filter_fp16,
     };
     return tp_gemm_run(&g, pool);

@@ -47,6 +47,13 @@ typedef struct gemm_job {
     const tp_gemm_kernels *kernels;
     int64_t nr;     /* the kernels' tile width */
     bool prepacked; /* B is in the kernels' panels (b_in_panels or b_fp16) */
+    /* The epilogue's scale, multiplied into B as it is packed so that the
+     * tiles skip it (the ARM kernels, whose epilogue takes a share of every
+     * short product), or NULL. A task scales each of its values of B
+     * (k x its columns) instead of each of its outputs (its rows x its
+     * columns), at about twice the cost per value (cycles.sh, A72): it pays
+     * where a task's rows are at least twice k. */
+    const float *b_scale;
     float *buffers; /* one packed block of B (then one tile of A) per worker */
     size_t buffer_floats, b_floats;
 } gemm_job;
@@ -80,9 +87,14 @@ static void find_rows(const tp_gemm *g, int64_t tile0, int64_t tile1, int64_t ta
 }
 
 /* Copies `cols` floats (0 < cols <= TP_GEMM_NR) to a panel row, zero-padded
- * to TP_GEMM_NR. */
-static inline void copy_panel_row(float *dst, const float *src, int64_t cols)
+ * to TP_GEMM_NR, times scale[col] unless scale is NULL. */
+static inline void copy_panel_row(float *dst, const float *src, int64_t cols, const float *scale)
 {
+    if (scale) {
+        for (int64_t c = 0; c < TP_GEMM_NR; c++)
+            dst[c] = c < cols ? src[c] * scale[c] : 0.0f;
+        return;
+    }
     int64_t c = 0;
     for (; c + TP_VEC_WIDTH <= cols; c += TP_VEC_WIDTH)
         tp_vec_store(dst + c, tp_vec_load(src + c));
@@ -94,24 +106,58 @@ static inline void copy_panel_row(float *dst, const float *src, int64_t cols)
         tp_vec_store(dst + c, tp_vec_zero());
 }
 
+/* Copies the full panels of one row of B: `panels` runs of TP_GEMM_NR
+ * floats from src on, to dst, dst + panel_size, ..., times scale[col]
+ * unless scale is NULL; two panels' loads go before their stores, so that
+ * an in-order core does not wait on each. */
+static inline void copy_full_panels(float *restrict dst, const float *restrict src, int64_t panels,
+                                    int64_t panel_size, const float *scale)
+{
+    enum { V = TP_GEMM_NR_VECS, W = TP_VEC_WIDTH };
+    int64_t p = 0;
+    for (; p + 2 <= panels; p += 2, src += 2 * TP_GEMM_NR, dst += 2 * panel_size) {
+        tp_vec x[2 * V];
+#pragma GCC unroll 8
+        for (int v = 0; v < 2 * V; v++)
+            x[v] = tp_vec_load(src + v * W);
+        if (scale) {
+#pragma GCC unroll 8
+            for (int v = 0; v < 2 * V; v++)
+                x[v] = tp_vec_mul(x[v], tp_vec_load(scale + v * W));
+            scale += 2 * TP_GEMM_NR;
+        }
+#pragma GCC unroll 4
+        for (int v = 0; v < V; v++) {
+            tp_vec_store(dst + v * W, x[v]);
+            tp_vec_store(dst + panel_size + v * W, x[V + v]);
+        }
+    }
+    if (p < panels)
+#pragma GCC unroll 4
+        for (int v = 0; v < V; v++)
+            tp_vec_store(dst + v * W,
+                         scale ? tp_vec_mul(tp_vec_load(src + v * W), tp_vec_load(scale + v * W))
+                               : tp_vec_load(src + v * W));
+}
+
 /* Packs rows (t0 .. t0 + taps) x (d0 .. d0 + depth) of B, columns
  * [col0, col1), as panels of TP_GEMM_NR columns: panel p, row i at
- * buf + (p * taps * depth + i) * TP_GEMM_NR. */
+ * buf + (p * taps * depth + i) * TP_GEMM_NR; each column times scale[col]
+ * unless scale is NULL. */
 static void pack_b(const tp_gemm *g, int64_t t0, int taps, int64_t d0, int64_t depth, int64_t col0, int64_t col1,
-                   float *buf)
+                   const float *scale, float *buf)
 {
+    const float *col_scale = scale ? scale + col0 : NULL;
     const int64_t panel_size = taps * depth * TP_GEMM_NR;
     for (int t = 0; t < taps; t++) {
         for (int64_t d = 0; d < depth; d++) {
             const float *src = g->b + ((t0 + t) * g->depth + d0 + d) * g->ldb;
             float *dst = buf + (t * depth + d) * TP_GEMM_NR;
-            int64_t col = col0;
-            for (; col + TP_GEMM_NR <= col1; col += TP_GEMM_NR, dst += panel_size)
-#pragma GCC unroll 4
-                for (int v = 0; v < TP_GEMM_NR_VECS; v++)
-                    tp_vec_store(dst + v * TP_VEC_WIDTH, tp_vec_load(src + col + v * TP_VEC_WIDTH));
-            if (col < col1)
-                copy_panel_row(dst, src + col, col1 - col);
+            const int64_t full = (col1 - col0) / TP_GEMM_NR;
+            copy_full_panels(dst, src + col0, full, panel_size, col_scale);
+            if (col0 + full * TP_GEMM_NR < col1)
+                copy_panel_row(dst + full * panel_size, src + col0 + full * TP_GEMM_NR, col1 - col0 - full * TP_GEMM_NR,
+                               col_scale ? col_scale + full * TP_GEMM_NR : NULL);
         }
     }
 }
@@ -127,7 +173,7 @@ static inline void place_columns(const gemm_job *job, int64_t col, int64_t col0,
               : g->b_fp16     ? (const float *)(const void *)(g->b_fp16 + panel_value)
                               : g->b + panel_value;
     tile->cols = (int)min64(job->nr, col1 - col);
-    tile->scale = g->epilogue.scale ? g->epilogue.scale + col : NULL;
+    tile->scale = g->epilogue.scale && !job->b_scale ? g->epilogue.scale + col : NULL;
     tile->bias = g->epilogue.bias ? g->epilogue.bias + col : NULL;
 }
 
@@ -143,7 +189,7 @@ void tp_gemm_pack_panels_into(const float *b, int64_t k, int64_t n, int64_t ldb,
 {
     if (k > 0 && n > 0) {
         const tp_gemm g = {.n = n, .taps = 1, .depth = k, .b = b, .ldb = ldb};
-        pack_b(&g, 0, 1, 0, k, 0, n, panels);
+        pack_b(&g, 0, 1, 0, k, 0, n, NULL, panels);
     }
 }
 
@@ -172,7 +218,7 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
              * taps of full depth, or one tap's range of depth. */
             const int64_t prepacked_row = t0 * g->depth + d0;
             if (!job->prepacked)
-                pack_b(g, t0, taps, d0, depth, col0, col1, packed);
+                pack_b(g, t0, taps, d0, depth, col0, col1, job->b_scale, packed);
             tp_gemm_tile tile = {
                 .a_offset = d0,
                 .taps = taps,
@@ -241,7 +287,12 @@ static void plan_job(gemm_job *job, int64_t threads)
     const int64_t wanted = threads > 1 ? TASKS_PER_THREAD * threads : 1;
     job->column_tasks = ceil_div(job->n_panels, N_BLOCK / job->nr);
     job->panels_per_task = ceil_div(job->n_panels, job->column_tasks);
-    job->tiles_per_task = TASK_C_FLOATS / (TP_GEMM_MR * job->nr * job->panels_per_task);
+    /* Where k is one block each value of C is written once, so a task's part
+     * of C need not stay in the cache: a task takes all rows (it packs its
+     * block of B once) unless the threads need more tasks. */
+    job->tiles_per_task = job->depth_blocks * job->tap_blocks == 1
+                              ? job->m_tiles
+                              : TASK_C_FLOATS / (TP_GEMM_MR * job->nr * job->panels_per_task);
     job->tiles_per_task = min64(job->tiles_per_task > M_BLOCK_TILES ? job->tiles_per_task : M_BLOCK_TILES,
                                 job->m_tiles);
     int64_t row_tasks = ceil_div(job->m_tiles, job->tiles_per_task);
@@ -290,6 +341,8 @@ static bool run_with(const tp_gemm *g, tp_threadpool *pool, const tp_gemm_kernel
 #endif
     job.nr = job.kernels->nr;
     plan_job(&job, threads);
+    if (job.kernels->pack_a && !job.prepacked && job.tiles_per_task * TP_GEMM_MR >= 2 * g->taps * g->depth)
+        job.b_scale = g->epilogue.scale;
     const int64_t workers = min64(threads, job.tasks);
     if (job.buffer_floats > 0) { /* B or A to pack: a buffer per worker */
         job.buffers = aligned_alloc(64, (sizeof(float) * job.buffer_floats * (size_t)workers + 63) & ~(size_t)63);

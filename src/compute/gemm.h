@@ -32,7 +32,7 @@
  *   AVX-512  6 x 64: 24 of 32 zmm     AVX2 + FMA  6 x 16: 12 of 16 ymm
  *   aarch64  8 x  8: 16 of 32 q       armv7 NEON  6 x  8: 12 of 16 q
  *   scalar   4 x  4
- * On ARM the kernels for each core (gemm_kernel.h) take A packed a tile at a
+ * On ARM the NEON kernels (gemm_kernel.h) take A packed a tile at a
  * time and multiply by its lanes: aarch64 holds four steps of k's operands
  * (8 + 8 vectors) beside its 16 accumulators, armv7 one step's (2 + 2). */
 #if TP_VEC_WIDTH == 16

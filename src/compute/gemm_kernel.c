@@ -115,9 +115,9 @@ const tp_gemm_kernels *tp_gemm_kernels_for(tp_cpu cpu)
     static const tp_gemm_kernels portable = {"portable", tp_gemm_micro_kernel, NULL, TP_GEMM_NR};
     switch (cpu.core) {
 #if defined(TP_GEMM_ARM_KERNELS)
-    case TP_CPU_A53: return &tp_gemm_kernels_a53;
-    case TP_CPU_A72: return &tp_gemm_kernels_a72;
-    case TP_CPU_A76: return &tp_gemm_kernels_a76;
+    case TP_CPU_A53:
+    case TP_CPU_A72:
+    case TP_CPU_A76: return &tp_gemm_kernels_neon;
 #endif
     default: return &portable;
     }

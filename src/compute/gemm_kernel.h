@@ -3,9 +3,9 @@
  * stored through the epilogue. Two kinds:
  *   - the portable kernel (gemm_kernel.c, over simd.h), which reads A in
  *     place through row pointers and broadcasts one value per row and k;
- *   - on ARM, kernels scheduled per core (gemm_neon64.c, gemm_neon32.c)
- *     that read A packed a tile at a time, in a layout of their own (their
- *     pack_a), and multiply by lanes of it, so every operand is one vector
+ *   - on ARM, a kernel in inline assembly (gemm_neon64.c, gemm_neon32.c)
+ *     that reads A packed a tile at a time, in a layout of its own (its
+ *     pack_a), and multiplies by lanes of it, so every operand is one vector
  *     load.
  * tp_gemm_kernels_for picks the set for a CPU (core/cpu.h). */
 #ifndef TFPI_GEMM_KERNEL_H
@@ -47,14 +47,16 @@ typedef struct tp_gemm_kernels {
 /* The portable kernel (in-place A). */
 void tp_gemm_micro_kernel(const tp_gemm_tile *tile);
 
-/* The kernels for a CPU: its family's where this build has them, else the
- * portable one. */
+/* The kernels for a CPU: the ARM ones for every ARM family where this build
+ * has them, the portable one for "generic" and elsewhere. */
 const tp_gemm_kernels *tp_gemm_kernels_for(tp_cpu cpu);
 
 #if defined(__ARM_NEON) && (defined(__aarch64__) || defined(__ARM_FEATURE_FMA))
-/* The ARM kernels per core family (gemm_neon64.c, gemm_neon32.c). */
+/* The ARM kernels (gemm_neon64.c, gemm_neon32.c): one set for every core
+ * family, the A53's schedule, which the A72 and A76 run at their
+ * multiply-add bound too. */
 #define TP_GEMM_ARM_KERNELS 1
-extern const tp_gemm_kernels tp_gemm_kernels_a53, tp_gemm_kernels_a72, tp_gemm_kernels_a76;
+extern const tp_gemm_kernels tp_gemm_kernels_neon;
 #endif
 
 /* Stores a finished tile from acc[r * TP_GEMM_NR + col] (a full tile of

@@ -135,7 +135,5 @@ static void pack_steps(const float *const *ptrs, int taps, int64_t d0, int64_t d
     }
 }
 
-const tp_gemm_kernels tp_gemm_kernels_a53 = {"a53", kernel_6x8, pack_steps, TP_GEMM_NR};
-const tp_gemm_kernels tp_gemm_kernels_a72 = {"a72", kernel_6x8, pack_steps, TP_GEMM_NR};
-const tp_gemm_kernels tp_gemm_kernels_a76 = {"a76", kernel_6x8, pack_steps, TP_GEMM_NR};
+const tp_gemm_kernels tp_gemm_kernels_neon = {"neon", kernel_6x8, pack_steps, TP_GEMM_NR};
 #endif

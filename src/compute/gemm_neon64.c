@@ -25,23 +25,27 @@
  * llvm-mca's A53 model, 1.39 per multiply-add, where a 12 x 8 tile that
  * loads one step at a time takes 37 per 24, 1.54, and interleaved loads
  * 37-116). The out-of-order A72 and A76 run the same loop at their
- * multiply-add bound (64 and 32 cycles: 1 and 2 per cycle), so the three
- * core families share it. */
+ * multiply-add bound (64 and 32 cycles: 1 and 2 per cycle), so it is the
+ * one kernel of every ARM core (tp_gemm_kernels_neon). */
 #include "compute/gemm_kernel.h"
 
 #if defined(__aarch64__)
+#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/* What the assembly reads for the epilogue; scale and bias are never NULL. */
+/* What the assembly reads for the epilogue: each step is skipped where it
+ * changes nothing (no scale, which the GEMM may have multiplied into B;
+ * no bias; no clamp), as a short product's tiles spend a large share of
+ * their time there. */
 typedef struct kernel_epilogue {
-    const float *scale, *bias; /* offset 0, 8 */
+    const float *scale, *bias; /* offset 0, 8; NULL: none */
     float min, max;            /* 16, 20 */
     uint32_t accumulate;       /* 24 */
     uint32_t finish;           /* 28 */
+    uint32_t clamp;            /* 32: min or max is finite */
 } kernel_epilogue;
-
-static const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, zeros[8] = {0};
 
 #define STR(x) #x
 /* Row r of the tile is in v(16 + 2r) (columns 0-3) and v(17 + 2r) (4-7):
@@ -95,12 +99,20 @@ static const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, zeros[8] = {0};
         "ldr w9, [%[e], #28]\n" \
         "cbz w9, 6f\n" \
         "ldp x9, x10, [%[e]]\n" \
+        "cbz x9, 7f\n" \
         "ldp q0, q1, [x9]\n" \
+        ALL_ACC(MUL, 0, 1) \
+        "7:\n" \
+        "cbz x10, 8f\n" \
         "ldp q2, q3, [x10]\n" \
+        ALL_ACC(ADD, 2, 3) \
+        "8:\n" \
+        "ldr w9, [%[e], #32]\n" \
+        "cbz w9, 6f\n" \
         "add x9, %[e], #16\n" \
         "ld1r {v4.4s}, [x9], #4\n" \
         "ld1r {v5.4s}, [x9]\n" \
-        ALL_ACC(MUL, 0, 1) ALL_ACC(ADD, 2, 3) ALL_ACC(MAX, 4, 4) ALL_ACC(MIN, 5, 5) \
+        ALL_ACC(MAX, 4, 4) ALL_ACC(MIN, 5, 5) \
         "6:\n" \
         "mov x13, %[c]\n" \
         ALL_ROWS(STORE_ROW)
@@ -207,14 +219,14 @@ static void run_tile(const tp_gemm_tile *t, float *c, int64_t ldc, const kernel_
 static void kernel_8x8(const tp_gemm_tile *t)
 {
     if (t->rows == 8 && t->cols == 8) {
-        const kernel_epilogue e = {t->scale ? t->scale : ones, t->bias ? t->bias : zeros, t->min, t->max,
-                                   t->accumulate, t->finish};
+        const kernel_epilogue e = {t->scale, t->bias, t->min, t->max, t->accumulate, t->finish,
+                                   !(isinf(t->min) && t->min < 0 && isinf(t->max) && t->max > 0)};
         run_tile(t, t->c, t->ldc, &e);
         return;
     }
     /* cut by the edge of C: the raw sums into a full tile, then what is inside */
     float tile[8 * 8];
-    const kernel_epilogue raw = {ones, zeros, 0.0f, 0.0f, 0, 0};
+    const kernel_epilogue raw = {NULL, NULL, 0.0f, 0.0f, 0, 0, 0};
     run_tile(t, tile, 8, &raw);
     tp_gemm_store_tile(t, tile);
 }
@@ -238,7 +250,5 @@ static void pack_quads(const float *const *ptrs, int taps, int64_t d0, int64_t d
     }
 }
 
-const tp_gemm_kernels tp_gemm_kernels_a53 = {"a53", kernel_8x8, pack_quads, TP_GEMM_NR};
-const tp_gemm_kernels tp_gemm_kernels_a72 = {"a72", kernel_8x8, pack_quads, TP_GEMM_NR};
-const tp_gemm_kernels tp_gemm_kernels_a76 = {"a76", kernel_8x8, pack_quads, TP_GEMM_NR};
+const tp_gemm_kernels tp_gemm_kernels_neon = {"neon", kernel_8x8, pack_quads, TP_GEMM_NR};
 #endif

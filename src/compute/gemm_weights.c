@@ -1,38 +1,15 @@
-/* gemm_weights.c - weights packed once per graph (gemm_weights.h). */
+/* gemm_weights.c - weights converted for the fp16 GEMM once per graph (gemm_weights.h). */
 #include "compute/gemm_weights.h"
 
 #include "compute/gemm_fp16.h"
-#include "compute/gemm_kernel.h"
 #include "graph/derived.h"
 
-#if defined(TP_GEMM_ARM_KERNELS)
+#if defined(TP_GEMM_FP16_KERNELS)
 typedef struct weights {
     const float *b;
     int64_t k, n;
 } weights;
 
-static bool pack(void *arg, void *buffer)
-{
-    const weights *w = arg;
-    tp_gemm_pack_panels_into(w->b, w->k, w->n, w->n, buffer);
-    return true;
-}
-#endif
-
-const float *tp_gemm_graph_panels(const tfpi_graph *graph, const void *owner, const float *b, int64_t k,
-                                  int64_t n)
-{
-#if defined(TP_GEMM_ARM_KERNELS)
-    weights w = {b, k, n};
-    return tp_graph_derived(graph, owner, "gemm panels", k, sizeof(float) * (size_t)tp_gemm_panel_floats(k, n),
-                            pack, &w);
-#else
-    (void)graph, (void)owner, (void)b, (void)k, (void)n;
-    return NULL;
-#endif
-}
-
-#if defined(TP_GEMM_FP16_KERNELS)
 static bool pack_fp16(void *arg, void *buffer)
 {
     const weights *w = arg;

@@ -13,7 +13,6 @@ typedef struct tp_window_state {
     tp_epilogue epilogue;
     float *zeros; /* Conv2D: in_c zeros (tp_conv2d_gemm), else NULL */
     const float *winograd_filter; /* Conv2D by Winograd: its filter transformed, kept by the graph */
-    const float *filter_panels; /* Conv2D: a known filter packed for the GEMM, owned by the graph, or NULL */
     const uint16_t *filter_fp16; /* the same in binary16 for a session of precision fp16, or NULL */
 } tp_window_state;
 
