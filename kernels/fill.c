@@ -9,11 +9,17 @@
 #include "core/wrapping_int.h"
 #include "kernel/array_kernel_util.h"
 
-/* Writes n copies of the element at `value` (size bytes) to dst. */
+/* Writes n copies of the element at `value` (size bytes) to dst: one
+ * element, then the filled part copied onto the rest, doubling (a 2^30
+ * bool Fill is 30 memcpy calls, not 2^30). */
 static void repeat_element(char *dst, const void *value, size_t size, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
-        memcpy(dst + (size_t)i * size, value, size);
+    if (n <= 0)
+        return;
+    memcpy(dst, value, size);
+    const size_t total = (size_t)n * size;
+    for (size_t done = size; done < total; done *= 2)
+        memcpy(dst + done, dst, done < total - done ? done : total - done);
 }
 
 static tfpi_code fill_prepare(tp_op_ctx *ctx)

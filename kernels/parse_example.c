@@ -39,6 +39,16 @@ static tfpi_code get_layout(tp_op_ctx *ctx, layout *l)
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "sparse and ragged features are not supported (only dense ones)");
     if (l->num_dense > MAX_DENSE)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "more than %d dense features", MAX_DENSE);
+    /* TensorFlow's ParseExampleAttrs: one key, type and shape per dense feature. */
+    const Tfpi__AttrValue *ndense = l->v2 ? NULL : tp_attr(ctx->def, "Ndense");
+    if (ndense && ndense->i != l->num_dense)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute Ndense = %lld, but Tdense has %d types",
+                       (long long)ndense->i, l->num_dense);
+    const Tfpi__AttrValue *shapes = tp_attr(ctx->def, "dense_shapes");
+    size_t num_shapes = shapes && shapes->value_case == TFPI__ATTR_VALUE__VALUE_LIST ? shapes->list->n_shape : 0;
+    if (num_shapes != (size_t)l->num_dense)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "dense_shapes has %zu shapes, but Tdense has %d types",
+                       num_shapes, l->num_dense);
     l->keys_input = l->v2 ? 3 : 2;
     l->defaults_input = l->v2 ? 5 : 2 + l->num_dense;
     int want = l->defaults_input + l->num_dense;

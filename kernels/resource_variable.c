@@ -87,8 +87,10 @@ static tfpi_code get_variable(tp_op_ctx *ctx, int inputs, bool unassigned_ok, tp
     return TFPI_OK;
 }
 
-/* The output is the stored value's bytes (a copy when the plan writes:
- * the executor copies what does not lie in an input). */
+/* The output is the stored value's bytes, from prepare on: a frozen plan
+ * folds it like a constant; the dynamic executor copies it when the read
+ * runs (what an output holds outside the node's inputs is copied), so
+ * there is nothing left to run. */
 static tfpi_code read_prepare(tp_op_ctx *ctx)
 {
     tp_resource_var *v;
@@ -98,15 +100,6 @@ static tfpi_code read_prepare(tp_op_ctx *ctx)
     tp_tensor_set_shape(&ctx->outputs[0], v->value.dtype, v->value.ndims, v->value.dims);
     ctx->outputs[0].data = v->value.data;
     return TFPI_OK;
-}
-
-static tfpi_code read_run(tp_op_ctx *ctx)
-{
-    tp_resource_var *v;
-    tfpi_code code = get_variable(ctx, -1, false, &v);
-    if (code == TFPI_OK && ctx->outputs[0].data != v->value.data)
-        memcpy(ctx->outputs[0].data, v->value.data, tp_byte_size(&v->value));
-    return code;
 }
 
 static tfpi_code assign_prepare(tp_op_ctx *ctx)
@@ -272,7 +265,7 @@ static tfpi_code initialized_run(tp_op_ctx *ctx)
 
 const tp_kernel tp_kernels_resource_variable[] = {
     TP_KERNEL("VarHandleOp", var_handle_prepare, nothing_to_run, free, 0),
-    TP_KERNEL("ReadVariableOp", read_prepare, read_run, NULL, READS),
+    TP_KERNEL("ReadVariableOp", read_prepare, nothing_to_run, NULL, READS),
     TP_KERNEL("ResourceGather", gather_prepare, gather_run, NULL, READS),
     TP_KERNEL("VariableShape", shape_prepare, shape_run, NULL, READS),
     TP_KERNEL("VarIsInitializedOp", initialized_prepare, initialized_run, NULL, READS),

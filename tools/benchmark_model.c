@@ -281,6 +281,7 @@ static int benchmark(settings *s)
     }
     if (rc == 0) {
         printf("Memory (bytes): arena=%zu peak_rss=%lld\n", tfpi_session_arena_bytes(session), proc_status_bytes("VmHWM"));
+        printf("Threads in the process: %lld\n", proc_status_value("Threads")); /* --num_threads=1: no pool */
         if (s->show_flops && plain.count)
             print_flops(&stats, &plain);
         if (records && plain.count)

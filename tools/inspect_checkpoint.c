@@ -64,7 +64,9 @@ static int show_tensor(tp_checkpoint *ckpt, const char *key, const char *output,
 {
     tfpi_status status = {0};
     tfpi_tensor t;
-    if (tp_checkpoint_read(ckpt, key, false, budget, &t, &status) != TFPI_OK) {
+    /* In place where it can: entries that share one region of the data
+     * file are neither copied nor checksummed once each. */
+    if (tp_checkpoint_read(ckpt, key, true, budget, &t, &status) != TFPI_OK) {
         fprintf(stderr, "error: %s\n", status.message);
         return 1;
     }
@@ -78,7 +80,7 @@ static int show_tensor(tp_checkpoint *ckpt, const char *key, const char *output,
         printf("tensor_name:  %s\n", key);
         print_values(&t);
     }
-    tp_tensor_release(&t);
+    tp_checkpoint_release(ckpt, &t);
     return rc;
 }
 

@@ -12,6 +12,7 @@ frozen TensorFlow graph says less than a .tflite file does:
   index by position.
 """
 import collections
+import math
 
 import numpy as np
 
@@ -76,6 +77,12 @@ def _range_inputs(op, k, count):
     return None
 
 
+def _round_half_away(x):
+    """x rounded to the nearest integer, halves away from zero (TensorFlow's
+    rounding; Python's round() takes halves to even)."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
 def quantization(graph, name, nodes=None, readers=None):
     """(scale, zero_point) of an eight-bit tensor from the Const range its
     first reader takes it with (TensorFlow's MIN_FIRST mapping: value =
@@ -92,7 +99,7 @@ def quantization(graph, name, nodes=None, readers=None):
             low, high = _const(graph, inputs[where[0]], nodes), _const(graph, inputs[where[1]], nodes)
             if low is not None and high is not None and low.size == 1 and high.size == 1 and high > low:
                 scale = (float(high) - float(low)) / 255.0
-                return scale, int(round(-float(low) / scale))
+                return scale, _round_half_away(-float(low) / scale)
     return 0.0, 0
 
 

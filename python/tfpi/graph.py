@@ -4,6 +4,7 @@ a GraphDef with its checkpoint), with its inputs and outputs."""
 import ctypes
 import threading
 
+from ._arguments import c_string
 from ._library import DECRYPT_FN, MAX_DIMS, LoadOptions, Status, lib
 from ._tensors import from_tensor, numpy_dtype
 
@@ -13,10 +14,6 @@ _NOT_OUTPUTS = {"Const", "Assign", "NoOp", "Placeholder", "Assert", "SaveV2", "S
                 "MergeV2Checkpoints"}
 # Ops whose `shape` attribute is the shape of what they output.
 _DECLARE_SHAPE = {"Placeholder", "PlaceholderWithDefault"}
-
-
-def _encoded(text):
-    return None if text is None else str(text).encode()
 
 
 class Graph:
@@ -43,8 +40,9 @@ class Graph:
                 data, path = f.read(), None
         status = Status()
         if path is not None:
-            options = LoadOptions(_encoded(tags), _encoded(signature), _encoded(checkpoint))
-            self._ptr = lib.tfpi_graph_load(str(path).encode(), ctypes.byref(options), ctypes.byref(status))
+            options = LoadOptions(c_string(tags, "tags"), c_string(signature, "signature"),
+                                  c_string(checkpoint, "checkpoint"))
+            self._ptr = lib.tfpi_graph_load(c_string(path, "path"), ctypes.byref(options), ctypes.byref(status))
         elif decrypt is None:
             data = bytes(data)
             self._ptr = lib.tfpi_graph_load_buffer(data, len(data), ctypes.byref(status))

@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from . import _model_io
+from ._arguments import c_string
 from ._tensors import check_budget, check_shape
 from .errors import INVALID_ARGUMENT, TfpiError, TfpiValueError
 from .graph import Graph
@@ -109,6 +110,7 @@ class Interpreter:
         for delegate in experimental_delegates or []:
             warnings.warn("tfpi runs models on the CPU: delegate %r ignored"
                           % getattr(delegate, "library", delegate), RuntimeWarning, stacklevel=2)
+        c_string(model_path, "model_path")  # refused here by its own name, not as Graph's path
         self._graph = Graph(model_path) if model_content is None else Graph(data=model_content)
         self._session = Session(self._graph, num_threads=threads, precision=precision)
         self._lock = threading.RLock()

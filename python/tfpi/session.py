@@ -10,6 +10,7 @@ import ctypes
 import threading
 import warnings
 
+from ._arguments import c_string, int_in_range
 from ._library import SessionOptions, Status, lib
 from ._tensors import from_tensor, to_tensor
 from .errors import INVALID_ARGUMENT, TfpiValueError
@@ -31,13 +32,15 @@ class Session:
     it is closed, even if the Graph is closed first."""
 
     def __init__(self, graph, num_threads=0, max_memory=0, cpu=None, precision=None):
-        if not -1 <= int(num_threads) <= 1024:
-            raise ValueError("num_threads=%d: give -1 or 0 (one thread per core) or 1 to 1024" % num_threads)
+        num_threads = int_in_range(num_threads, "num_threads", -1, 1024,
+                                   "give -1 or 0 (one thread per core) or 1 to 1024")
+        max_memory = int_in_range(max_memory, "max_memory", -1, 2**63 - 1,
+                                  "give bytes, 0 for the default budget or -1 for none")
         status = Status()
-        options = SessionOptions(int(num_threads), int(max_memory), cpu.encode() if cpu else None,
-                                 precision.encode() if precision else None)
+        options = SessionOptions(num_threads, max_memory, c_string(cpu, "cpu") or None,
+                                 c_string(precision, "precision") or None)
         self.graph = graph
-        self.max_memory = lib.tfpi_default_max_memory() if max_memory == 0 else int(max_memory)
+        self.max_memory = lib.tfpi_default_max_memory() if max_memory == 0 else max_memory
         self._lock = threading.Lock()
         self._feed_details = {}
         graph._live()
@@ -54,6 +57,8 @@ class Session:
                           stacklevel=2)
 
     def close(self):
+        if not hasattr(self, "_lock"):  # __init__ refused its arguments: nothing was made
+            return
         with self._lock:
             ptr, self._ptr = getattr(self, "_ptr", None), None
         if ptr:

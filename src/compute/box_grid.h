@@ -12,7 +12,6 @@
 #include <stdbool.h>
 
 typedef struct tp_box_grid {
-    const float *boxes;
     float y0, x0, cell_h, cell_w; /* the grid's origin and cell size */
     int side;                     /* side x side cells */
     int *cell_head;               /* each cell's first entry, -1 if none */
@@ -26,12 +25,12 @@ typedef struct tp_box_grid {
 /* A grid over the extent of boxes[4 * indices[i]], i < n, for up to n
  * added boxes. false: out of memory. */
 bool tp_box_grid_init(tp_box_grid *g, const float *boxes, const int *indices, int n);
-/* Adds box (an index into boxes) as the next order: 0, 1, 2, ... */
-bool tp_box_grid_add(tp_box_grid *g, int box);
-/* The orders >= min_order of added boxes that may overlap box, highest
- * first, in *orders (valid until the next call); returns their count,
- * -1 if out of memory. */
-int tp_box_grid_near(tp_box_grid *g, int box, int min_order, const int **orders);
+/* Adds box (its four corners) as the next order: 0, 1, 2, ... */
+bool tp_box_grid_add(tp_box_grid *g, const float *box);
+/* The orders >= min_order of added boxes that may overlap box (its four
+ * corners), highest first, in *orders (valid until the next call); returns
+ * their count, -1 if out of memory. */
+int tp_box_grid_near(tp_box_grid *g, const float *box, int min_order, const int **orders);
 void tp_box_grid_free(tp_box_grid *g);
 
 #endif

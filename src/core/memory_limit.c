@@ -93,18 +93,19 @@ int64_t tp_cgroup_memory_limit(const char *proc_cgroup, const char *sys_root)
     return lowest;
 }
 
-/* The cgroup limit of this process; a namespaced view may not show the
- * path /proc/self/cgroup names, so the mount's own root counts too. */
-static int64_t own_cgroup_limit(void)
+/* The cgroup limit of the process whose /proc/PID/cgroup is proc_cgroup;
+ * a namespaced view may not show the path it names, so the mount's own
+ * root counts too. */
+static int64_t own_cgroup_limit(const char *proc_cgroup, const char *sys_root)
 {
     char text[8192];
-    FILE *f = fopen("/proc/self/cgroup", "r");
+    FILE *f = fopen(proc_cgroup, "r");
     size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
     if (f)
         fclose(f);
     text[n] = 0;
-    int64_t named = tp_cgroup_memory_limit(text, "/sys/fs/cgroup");
-    int64_t root = tp_cgroup_memory_limit("0::/\n1:memory:/\n", "/sys/fs/cgroup");
+    int64_t named = tp_cgroup_memory_limit(text, sys_root);
+    int64_t root = tp_cgroup_memory_limit("0::/\n1:memory:/\n", sys_root);
     return named < root ? named : root;
 }
 
@@ -118,6 +119,11 @@ static int64_t rlimit_bytes(int resource)
 
 bool tp_default_memory_budget(int64_t *bytes, tfpi_status *status)
 {
+    return tp_memory_budget_from("/proc/self/cgroup", "/sys/fs/cgroup", bytes, status);
+}
+
+bool tp_memory_budget_from(const char *proc_cgroup, const char *sys_root, int64_t *bytes, tfpi_status *status)
+{
     const char *env = getenv("TFPI_MAX_MEMORY");
     if (env && *env) {
         if (parse_size(env, bytes))
@@ -129,7 +135,7 @@ bool tp_default_memory_budget(int64_t *bytes, tfpi_status *status)
     }
     long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
     int64_t least = pages > 0 && page_size > 0 ? (int64_t)pages * page_size : (int64_t)2 << 30;
-    int64_t limits[] = {rlimit_bytes(RLIMIT_AS), rlimit_bytes(RLIMIT_DATA), own_cgroup_limit()};
+    int64_t limits[] = {rlimit_bytes(RLIMIT_AS), rlimit_bytes(RLIMIT_DATA), own_cgroup_limit(proc_cgroup, sys_root)};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
         least = limits[i] < least ? limits[i] : least;
     *bytes = least / 2;

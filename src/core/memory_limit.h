@@ -16,6 +16,9 @@
  * the limits above. false, with the reason in status, if TFPI_MAX_MEMORY
  * is not a size. */
 bool tp_default_memory_budget(int64_t *bytes, tfpi_status *status);
+/* The same with the cgroup files it reads given: proc_cgroup for
+ * /proc/self/cgroup, sys_root for /sys/fs/cgroup (tests pass fake ones). */
+bool tp_memory_budget_from(const char *proc_cgroup, const char *sys_root, int64_t *bytes, tfpi_status *status);
 
 /* The lowest memory limit of the cgroup (and its parents) named in
  * `proc_cgroup` (the text of /proc/self/cgroup), read below `sys_root`

@@ -3,6 +3,7 @@
  * answers look-ups by key. Also finds a checkpoint's prefix from what a user
  * passes (a prefix, P.index, P.meta, or a directory). */
 #include "graph/checkpoint_internal.h"
+#include "core/file_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,14 +77,15 @@ void tp_checkpoint_close(tp_checkpoint *ckpt)
 /* Maps P.index. */
 static tfpi_code map_index(tp_checkpoint *ckpt, const char *index_path, tfpi_status *status)
 {
-    int fd = open(index_path, O_RDONLY);
-    if (fd < 0)
-        return tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", index_path, strerror(errno));
+    int fd;
     struct stat st;
+    const tp_open_result opened = tp_open_regular(index_path, &fd, &st);
+    if (opened != TP_OPEN_OK)
+        return tfpi_status_set(status, opened == TP_OPEN_FAILED ? TFPI_NOT_FOUND : TFPI_IO_ERROR, "%s: %s%s",
+                               index_path, opened == TP_OPEN_FAILED ? "cannot open: " : "",
+                               tp_open_error(opened));
     tfpi_code code = TFPI_OK;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        code = tfpi_status_set(status, TFPI_IO_ERROR, "%s: not a regular file", index_path);
-    else if (st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
+    if (st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
         code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a TF checkpoint index (%s)", index_path,
                                st.st_size == 0 ? "the file is empty" : "too large");
     if (code == TFPI_OK) {
@@ -143,11 +145,15 @@ static tfpi_code decode_entry(const tp_sstable_entry *raw, ckpt_entry *e, const 
     bool bad_shape = shape && shape->unknown_rank;
     for (size_t d = 0; shape && d < shape->n_dim && !bad_shape; d++)
         bad_shape = shape->dim[d]->size < 0;
-    if (bad_shape || p->shard_id < 0 || p->offset < 0 || p->size < 0)
-        return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
-                               "%s: entry %zu (key '%.*s') has a negative %s", index_path, at,
-                               (int)(raw->key_len > 200 ? 200 : raw->key_len), raw->key,
-                               bad_shape ? "or unknown shape" : p->shard_id < 0 ? "shard" : "offset or size");
+    if (bad_shape || p->shard_id < 0 || p->offset < 0 || p->size < 0) {
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: entry %zu (key '%.*s') has a negative %s", index_path,
+                        at, (int)(raw->key_len > 200 ? 200 : raw->key_len), raw->key,
+                        bad_shape ? "or unknown shape" : p->shard_id < 0 ? "shard" : "offset or size");
+        /* Not counted among the entries yet: nothing else would free it. */
+        tfpi__bundle_entry_proto__free_unpacked(e->proto, NULL);
+        e->proto = NULL;
+        return TFPI_INVALID_ARGUMENT;
+    }
     e->pub.dtype = dtype;
     e->pub.ndims = shape ? (int)(shape->n_dim > INT_MAX ? INT_MAX : shape->n_dim) : 0;
     for (int d = 0; d < e->pub.ndims && d < TFPI_MAX_DIMS; d++)
@@ -184,6 +190,36 @@ static tfpi_code read_entries(tp_checkpoint *ckpt, const char *index_path, tfpi_
     return TFPI_OK;
 }
 
+static int by_data(const void *x, const void *y)
+{
+    const Tfpi__BundleEntryProto *a = (*(ckpt_entry *const *)x)->proto, *b = (*(ckpt_entry *const *)y)->proto;
+    if (a->shard_id != b->shard_id)
+        return a->shard_id < b->shard_id ? -1 : 1;
+    if (a->offset != b->offset)
+        return a->offset < b->offset ? -1 : 1;
+    if (a->size != b->size)
+        return a->size < b->size ? -1 : 1;
+    return (a->crc32c > b->crc32c) - (a->crc32c < b->crc32c);
+}
+
+/* Points every entry (listed and slice) at its data twin. */
+static tfpi_code find_data_twins(tp_checkpoint *ckpt, const char *index_path, tfpi_status *status)
+{
+    size_t n = (size_t)ckpt->num_entries + (size_t)ckpt->num_slice_entries;
+    ckpt_entry **all = malloc((n + 1) * sizeof *all);
+    if (!all)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", index_path);
+    for (int i = 0; i < ckpt->num_entries; i++)
+        all[i] = &ckpt->entries[i];
+    for (int i = 0; i < ckpt->num_slice_entries; i++)
+        all[ckpt->num_entries + i] = &ckpt->slice_entries[i];
+    qsort(all, n, sizeof *all, by_data);
+    for (size_t i = 0; i < n; i++)
+        all[i]->data_twin = i > 0 && by_data(&all[i - 1], &all[i]) == 0 ? all[i - 1]->data_twin : all[i];
+    free(all);
+    return TFPI_OK;
+}
+
 tp_checkpoint *tp_checkpoint_open(const char *prefix, tfpi_status *status)
 {
     tp_checkpoint *ckpt = calloc(1, sizeof *ckpt);
@@ -206,6 +242,8 @@ tp_checkpoint *tp_checkpoint_open(const char *prefix, tfpi_status *status)
         code = read_header(ckpt, &ckpt->table.entries[0], index_path, status);
     if (code == TFPI_OK)
         code = read_entries(ckpt, index_path, status);
+    if (code == TFPI_OK)
+        code = find_data_twins(ckpt, index_path, status);
     if (code == TFPI_OK && !(ckpt->shards = malloc((size_t)ckpt->num_shards * sizeof *ckpt->shards)))
         code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", index_path);
     for (int i = 0; code == TFPI_OK && i < ckpt->num_shards; i++)

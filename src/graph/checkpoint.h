@@ -54,6 +54,10 @@ const tp_checkpoint_entry *tp_checkpoint_find(const tp_checkpoint *ckpt, const c
  * max_bytes: the memory budget for what the read allocates (< 0: none). */
 tfpi_code tp_checkpoint_read(tp_checkpoint *ckpt, const char *key, bool in_place, int64_t max_bytes,
                              tfpi_tensor *out, tfpi_status *status);
+/* Lets go of a tensor tp_checkpoint_read gave before the checkpoint is
+ * closed: a copy is freed, a view of the data file unmapped (a tool that
+ * reads every tensor once then holds one mapping at a time). */
+void tp_checkpoint_release(tp_checkpoint *ckpt, tfpi_tensor *t);
 
 /* Reads part of the tensor under key as RestoreV2's shape_and_slices
  * string gives it: "" for the whole tensor, or the full shape then one

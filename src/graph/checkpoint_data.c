@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file_open.h"
 #include "core/checked_math.h"
 #include "graph/checkpoint_internal.h"
 #include "graph/crc32c.h"
@@ -46,17 +47,16 @@ static tfpi_code open_shard(tp_checkpoint *ckpt, int shard, const char *key, tfp
         return TFPI_OK;
     char path[4200];
     shard_name(ckpt, shard, path, sizeof path);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    int fd;
+    struct stat st;
+    const tp_open_result opened = tp_open_regular(path, &fd, &st);
+    if (opened == TP_OPEN_FAILED)
         return ckpt_fail(ckpt, status, errno == ENOENT ? TFPI_NOT_FOUND : TFPI_IO_ERROR,
                          "%s %s (%d shard%s; needed for key '%s')", path,
                          errno == ENOENT ? "not found" : strerror(errno), ckpt->num_shards,
                          ckpt->num_shards == 1 ? "" : "s", key);
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
+    if (opened != TP_OPEN_OK)
         return ckpt_fail(ckpt, status, TFPI_IO_ERROR, "%s is not a regular file", path);
-    }
     s->fd = fd;
     s->size = (int64_t)st.st_size;
     return TFPI_OK;
@@ -150,13 +150,14 @@ static tfpi_code map_entry(tp_checkpoint *ckpt, ckpt_entry *e, const char *key, 
         return ckpt_fail(ckpt, status, TFPI_IO_ERROR, "cannot map the data of key '%s': %s", key, strerror(errno));
     }
     const uint8_t *data = (const uint8_t *)addr + skip;
-    uint32_t actual = e->verified ? 0 : tp_crc32c(data, (size_t)p->size);
-    if (!e->verified && actual != tp_crc32c_unmask(p->crc32c)) {
+    const bool verified = e->data_twin->verified;
+    uint32_t actual = verified ? 0 : tp_crc32c(data, (size_t)p->size);
+    if (!verified && actual != tp_crc32c_unmask(p->crc32c)) {
         munmap(addr, length);
         free(m);
         return checksum_error(ckpt, e, key, actual, status);
     }
-    e->verified = true;
+    e->data_twin->verified = true;
     *m = (ckpt_mapping){ckpt->mappings, addr, length};
     ckpt->mappings = m;
     tp_tensor_set_shape(out, (tfpi_dtype)e->pub.dtype, e->pub.ndims, e->pub.dims);
@@ -178,13 +179,34 @@ static tfpi_code copy_entry(tp_checkpoint *ckpt, ckpt_entry *e, const char *key,
         tp_tensor_release(out);
         return code;
     }
-    uint32_t actual = tp_crc32c(out->data, (size_t)p->size);
-    if (actual != tp_crc32c_unmask(p->crc32c)) {
+    const bool verified = e->data_twin->verified;
+    uint32_t actual = verified ? 0 : tp_crc32c(out->data, (size_t)p->size);
+    if (!verified && actual != tp_crc32c_unmask(p->crc32c)) {
         tp_tensor_release(out);
         return checksum_error(ckpt, e, key, actual, status);
     }
-    e->verified = true;
+    e->data_twin->verified = true;
     return TFPI_OK;
+}
+
+void tp_checkpoint_release(tp_checkpoint *ckpt, tfpi_tensor *t)
+{
+    if (t->owns_data) {
+        tp_tensor_release(t);
+        return;
+    }
+    const uint8_t *data = t->data;
+    for (ckpt_mapping **at = &ckpt->mappings; *at; at = &(*at)->next) {
+        const uint8_t *base = (*at)->addr;
+        if (data >= base && data < base + (*at)->length) {
+            ckpt_mapping *m = *at;
+            *at = m->next;
+            munmap(m->addr, m->length);
+            free(m);
+            break;
+        }
+    }
+    t->data = NULL;
 }
 
 /* Appends a length to the lengths checksum as TensorFlow does: 4 bytes
@@ -267,8 +289,6 @@ static tfpi_code read_strings(tp_checkpoint *ckpt, ckpt_entry *e, const char *ke
     free(bytes);
     if (code != TFPI_OK)
         tp_tensor_release(out);
-    else
-        e->verified = true;
     return code;
 }
 

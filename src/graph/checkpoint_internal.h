@@ -15,7 +15,12 @@ typedef struct ckpt_entry {
     Tfpi__BundleEntryProto *proto;
     const uint8_t *raw_key; /* the index's key bytes (slice keys hold NULs) */
     size_t raw_key_len;
-    bool verified; /* the data checksum matched once already */
+    /* The entry whose data checksum stands for this one's: the first of
+     * those with the same shard, offset, size and checksum (itself if it
+     * is). Its `verified` says the bytes matched once already, so entries
+     * that share one region check it once, not once each. */
+    struct ckpt_entry *data_twin;
+    bool verified;
 } ckpt_entry;
 
 typedef struct ckpt_shard {

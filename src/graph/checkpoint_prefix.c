@@ -8,12 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/file_open.h"
 #include "graph/checkpoint.h"
 
 static bool is_file(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return stat(path, &st) == 0 && !S_ISDIR(st.st_mode); /* the reader refuses what is not regular */
 }
 
 static bool has_index(const char *prefix)
@@ -72,7 +73,10 @@ static tfpi_code prefix_from_state(const char *dir, char *prefix, size_t size, t
 {
     char path[4200], named[4096];
     snprintf(path, sizeof path, "%s/checkpoint", dir);
-    FILE *f = fopen(path, "r");
+    tp_open_result opened;
+    FILE *f = tp_fopen_regular(path, &opened);
+    if (!f && opened == TP_OPEN_NOT_REGULAR)
+        return tfpi_status_set(status, TFPI_IO_ERROR, "%s: not a regular file", path);
     if (!f)
         return tfpi_status_set(status, TFPI_NOT_FOUND,
                                "%s: a directory with no `checkpoint` file and no SavedModel variables (give the "

@@ -64,6 +64,16 @@ typedef struct tp_call {
     const Tfpi__AttrValue *in_types, *out_types; /* the node's Tin / Tout, checked if given */
     const char *in_attr, *out_attr; /* their names ("Tin", "Tout"; While: "T") */
     bool keep_node; /* leave a node named `name` with the call's outputs */
+    /* The call's one control input is live exactly when its inputs are (a
+     * lowered loop's pivot, or the Merge that starts an iteration): the body
+     * reads the inputs directly, and its input-less nodes and control edges
+     * on arguments wait for that node, without an Identity per argument
+     * and a NoOp (which would double a small loop's nodes per iteration). */
+    bool control_guards_inputs;
+    /* The call is a lowered loop's cond or body: nothing outside the loop
+     * can fetch its nodes, so an Identity of its body that nothing waits for
+     * is read through (its consumers read its input), not run each iteration. */
+    bool in_loop;
 } tp_call;
 
 /* Expands a flat-form node (takes ownership of def): a call is inlined, a

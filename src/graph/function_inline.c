@@ -27,6 +27,7 @@ typedef struct instance {
     tp_strings args;  /* per flat input: the tensor the body reads */
     int *arg_first;   /* per signature input argument: its first flat input */
     const char *anchor; /* what input-less body nodes wait for, or NULL */
+    bool *waited_on;    /* in a loop: per body node, whether a control edge or control output names it */
     tp_strings names;   /* names this call made (anchor) */
 } instance;
 
@@ -132,6 +133,13 @@ static tfpi_code bind_arguments(instance *in)
         in->arg_first[a] = (int)at;
         at += (size_t)tp_arg_expand(sig->input_arg[a], c->attrs, NULL, 0);
     }
+    if (c->control_guards_inputs && c->n_controls == 1) {
+        in->anchor = c->controls[0];
+        for (size_t i = 0; i < c->n_inputs; i++)
+            if (!tp_strings_addf(&in->args, "%s", c->inputs[i]))
+                return tp_expand_out_of_memory(x);
+        return TFPI_OK;
+    }
     bool anchored = needs_anchor(in) && (c->n_inputs > 0 || c->n_controls > 0);
     tp_strings identities = {0};
     tfpi_code code = TFPI_OK;
@@ -227,7 +235,10 @@ static tfpi_code translate(instance *in, const Tfpi__NodeDef *nd, const char *re
             return body_error(in, nd, ref, "no such element of the argument");
         for (int i = c1 ? k : 0; ok && i < (c1 ? k + 1 : count); i++) {
             const char *t = in->args.items[first + i];
-            ok = control ? tp_strings_addf(out, "^%.*s", (int)strcspn(t, ":"), t) : tp_strings_addf(out, "%s", t);
+            if (control && in->call->control_guards_inputs) /* the argument's producer may be a Switch */
+                ok = tp_strings_addf(out, "^%s", in->anchor);
+            else
+                ok = control ? tp_strings_addf(out, "^%.*s", (int)strcspn(t, ":"), t) : tp_strings_addf(out, "%s", t);
         }
         return ok ? TFPI_OK : tp_expand_out_of_memory(x);
     }
@@ -291,14 +302,56 @@ static tfpi_code bind_value(instance *in, const Tfpi__NodeDef *copy, const char 
     return code;
 }
 
-/* Copies body node nd into the flat graph (expanding it in turn). */
-static tfpi_code instantiate_node(instance *in, const Tfpi__NodeDef *nd)
+/* In a loop's cond or body: marks the body nodes a control edge or a
+ * control output names (an Identity of those must stay a node). */
+static tfpi_code find_waited_on(instance *in)
 {
+    const Tfpi__FunctionDef *f = in->f;
+    if (!in->call->in_loop)
+        return TFPI_OK;
+    if (!(in->waited_on = calloc(f->n_node_def + 1, sizeof *in->waited_on)))
+        return tp_expand_out_of_memory(in->x);
+    for (size_t i = 0; i < f->n_node_def; i++)
+        for (size_t k = 0; k < f->node_def[i]->n_input; k++) {
+            const char *ref = f->node_def[i]->input[k];
+            int node = ref[0] == '^' ? tp_function_body_node(&in->x->lib, f, ref + 1, strlen(ref + 1)) : -1;
+            if (node >= 0)
+                in->waited_on[node] = true;
+        }
+    for (size_t i = 0; i < f->n_control_ret; i++) {
+        const char *name = f->control_ret[i]->value;
+        int node = name ? tp_function_body_node(&in->x->lib, f, name, strlen(name)) : -1;
+        if (node >= 0)
+            in->waited_on[node] = true;
+    }
+    return TFPI_OK;
+}
+
+/* Copies body node i into the flat graph (expanding it in turn), or, for an
+ * Identity of a loop's body that nothing waits for, has its consumers read
+ * its input instead. */
+static tfpi_code instantiate_node(instance *in, size_t i)
+{
+    const Tfpi__NodeDef *nd = in->f->node_def[i];
     tp_expander *x = in->x;
     tp_strings inputs = {0};
     tfpi_code code = TFPI_OK;
     for (size_t k = 0; k < nd->n_input && code == TFPI_OK; k++)
         code = translate(in, nd, nd->input[k], &inputs);
+    if (code == TFPI_OK && in->waited_on && !in->waited_on[i] && strcmp(nd->op, "Identity") == 0 &&
+        inputs.n == 1 && inputs.items[0][0] != '^') {
+        tp_strings names = {0};
+        const char *source = inputs.items[0];
+        bool ok = tp_strings_addf(&names, "%s/%s:0", in->call->name, nd->name) &&
+                  tp_strings_addf(&names, "^%s/%s", in->call->name, nd->name) &&
+                  tp_strings_addf(&names, "^%.*s", (int)strcspn(source, ":"), source);
+        code = ok ? tp_expand_rename(x, names.items[0], source) : tp_expand_out_of_memory(x);
+        if (code == TFPI_OK) /* what waited for the Identity (the call's output control) waits for its source */
+            code = tp_expand_rename(x, names.items[1], names.items[2]);
+        tp_strings_free(&names);
+        tp_strings_free(&inputs);
+        return code;
+    }
     if (code == TFPI_OK && nd->n_input == 0 && in->anchor && !tp_strings_addf(&inputs, "^%s", in->anchor))
         code = tp_expand_out_of_memory(x);
     Tfpi__NodeDef *copy = NULL;
@@ -464,15 +517,18 @@ tfpi_code tp_inline_call(tp_expander *x, const tp_call *call)
         code = bind_arguments(&in);
     if (code == TFPI_OK)
         code = check_references(&in);
+    if (code == TFPI_OK)
+        code = find_waited_on(&in);
     x->stack[x->depth++] = call->function;
     for (size_t i = 0; i < in.f->n_node_def && code == TFPI_OK; i++)
-        code = instantiate_node(&in, in.f->node_def[i]);
+        code = instantiate_node(&in, i);
     if (code == TFPI_OK)
         code = bind_results(&in);
     x->depth--;
     free(in.in_types);
     free(in.out_types);
     free(in.arg_first);
+    free(in.waited_on);
     tp_strings_free(&in.args);
     tp_strings_free(&in.names);
     return code;

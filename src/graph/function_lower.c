@@ -13,7 +13,12 @@
  * the Switches' true ports after "N/loop_body_control".
  * A variable the body returns unchanged (resource handles, captured
  * tensors, the Keras LSTM's input list) enters as a constant Enter with no
- * Merge or Switch, and N:i is the input itself.
+ * Merge or Switch (the body reads it through an Identity after the pivot,
+ * so it is dead on the last iteration like the others), and N:i is the
+ * input itself. The cond and body are inlined reading their inputs as they
+ * are, waiting for the first Merge and the pivot (tp_call's
+ * control_guards_inputs), so a lowered loop runs about the nodes of the
+ * TF1 loop it stands for.
  * If N: the predicate's truth (ToBool: a non-empty string, a non-zero
  * number, a non-scalar with elements) drives Switches of every input; each
  * branch is called after its pivot; Merges join the results.
@@ -141,14 +146,16 @@ static tfpi_dtype type_at(const Tfpi__AttrValue *list, size_t i) { return (tfpi_
 /* Calls f as `name`; in_types / out_types (may be NULL) are the op's
  * attributes in_attr / out_attr. */
 static tfpi_code call(lowering *l, const char *name, const Tfpi__NameAttrList *f, char *const *inputs, size_t n,
-                      const char *control, const char *in_attr, const char *out_attr)
+                      const char *control, const char *in_attr, const char *out_attr, bool in_loop)
 {
     tp_bindings attrs = tp_bindings_of_func(f);
     char *controls[1] = {(char *)control};
+    /* Every call made here waits for a pivot or Merge that is live exactly when its inputs are. */
     tp_call c = {.name = name, .op = l->def->op, .function = f->name, .attrs = &attrs, .inputs = inputs,
                  .n_inputs = n, .controls = controls, .n_controls = control ? 1 : 0,
                  .in_types = in_attr ? tp_attr(l->def, in_attr) : NULL,
-                 .out_types = out_attr ? tp_attr(l->def, out_attr) : NULL, .in_attr = in_attr, .out_attr = out_attr};
+                 .out_types = out_attr ? tp_attr(l->def, out_attr) : NULL, .in_attr = in_attr, .out_attr = out_attr,
+                 .control_guards_inputs = control != NULL, .in_loop = in_loop};
     tfpi_code code = !name ? oom(l) : attrs.n == f->n_attr ? tp_inline_call(l->x, &c) : oom(l);
     tp_bindings_free(&attrs);
     return code;
@@ -251,18 +258,23 @@ static tfpi_code lower_while(lowering *l)
     const char *pred = NULL, *loop_cond = name_of(l, "%s/LoopCond", N);
     if (code == TFPI_OK) /* the control edge from the first Merge puts cond's Consts in the frame */
         code = call(l, name_of(l, "%s/cond", N), cond, cond_in.items, n, name_of(l, "%s/Merge_%zu", N, first), "T",
-                    NULL);
+                    NULL, true);
     if (code == TFPI_OK) { /* a non-bool or non-scalar cond result counts by its truth */
         pred = name_of(l, "%s/cond/ToBool", N);
         code = emit(l, pred, "ToBool", (const char *[]){name_of(l, "%s/cond:0", N), NULL}, NULL, NULL);
     }
     if (code == TFPI_OK)
         code = emit(l, loop_cond, "LoopCond", (const char *[]){pred, NULL}, NULL, NULL);
+    const char *pivot = name_of(l, "%s/loop_body_control", N), *body_call = name_of(l, "%s/body", N);
     for (size_t i = 0; i < n && code == TFPI_OK; i++) {
-        if (inv[i]) {
-            bool ok = tp_strings_addf(&body_in, "%s/Enter_%zu:0", N, i) &&
+        if (inv[i]) { /* live on the last iteration too: the body reads it after the pivot */
+            const char *guarded = name_of(l, "%s/body_input_%zu", N, i);
+            code = emit(l, guarded, "Identity", (const char *[]){name_of(l, "%s/Enter_%zu", N, i), NULL},
+                        (const char *[]){pivot, NULL}, "T", tp_attr_new_type(type_at(t, i)), NULL);
+            bool ok = code == TFPI_OK && tp_strings_addf(&body_in, "%s:0", guarded) &&
                       tp_strings_addf(&outputs, "%s", l->data.items[i]);
-            code = ok ? TFPI_OK : oom(l);
+            if (code == TFPI_OK && !ok)
+                code = oom(l);
             continue;
         }
         const char *sw = name_of(l, "%s/Switch_%zu", N, i), *exit = name_of(l, "%s/Exit_%zu", N, i);
@@ -275,12 +287,11 @@ static tfpi_code lower_while(lowering *l)
         if (code == TFPI_OK && !ok)
             code = oom(l);
     }
-    const char *pivot = name_of(l, "%s/loop_body_control", N), *body_call = name_of(l, "%s/body", N);
     if (code == TFPI_OK)
         code = emit(l, pivot, "Identity", (const char *[]){name_of(l, "%s/Switch_%zu:1", N, first), NULL}, NULL, "T",
                     tp_attr_new_type(type_at(t, first)), NULL);
     if (code == TFPI_OK)
-        code = call(l, body_call, body_fn, body_in.items, n, pivot, "T", "T");
+        code = call(l, body_call, body_fn, body_in.items, n, pivot, "T", "T", true);
     for (size_t i = 0; i < n && code == TFPI_OK; i++)
         if (!inv[i])
             code = emit(l, name_of(l, "%s/NextIteration_%zu", N, i), "NextIteration",
@@ -311,7 +322,7 @@ static tfpi_code call_arm(lowering *l, const char *name, char *const *inputs, si
 {
     const Tfpi__NameAttrList *f = arm;
     const Tfpi__AttrValue *tout = tp_attr(l->def, "Tout");
-    tfpi_code code = call(l, name, f, inputs, n, control, "Tin", "Tout");
+    tfpi_code code = call(l, name, f, inputs, n, control, "Tin", "Tout", false);
     size_t outs = tout && tout->value_case == TFPI__ATTR_VALUE__VALUE_LIST ? tout->list->n_type : 0;
     for (size_t j = 0; j < outs && code == TFPI_OK; j++)
         if (!tp_strings_addf(results, "%s:%zu", name, j))

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file_open.h"
 #include "graph/graph_memmapped.h"
 #include "graph/memmapped.h"
 #include "tfpi.h"
@@ -107,15 +108,15 @@ tfpi_graph *tfpi_graph_load_buffer_decrypted(const void *data, size_t size, tfpi
 
 tfpi_graph *tp_graph_load_path(const char *path, tfpi_status *status)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
+    int fd;
+    struct stat st;
+    const tp_open_result opened = tp_open_regular(path, &fd, &st);
+    if (opened == TP_OPEN_FAILED) {
         tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (opened != TP_OPEN_OK) {
         tfpi_status_set(status, TFPI_IO_ERROR, "%s: not a regular file", path);
-        close(fd);
         return NULL;
     }
     if (st.st_size == 0) {

@@ -4,6 +4,7 @@
  * selects a SavedModel's meta graph by its tag set as TensorFlow's loader
  * does. */
 #include "graph/meta_graph.h"
+#include "core/file_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,15 +18,45 @@
 #include "graph/pbtxt_parse.h"
 #include "graph/wire.h"
 
-/* Appends an unpacked message to a growing array; false when out of memory. */
+/* The room an array of n items has when it grows by doubling: it is full
+ * (and must grow) exactly when n is 0 or a power of two. */
+static bool array_full(size_t n) { return (n & (n - 1)) == 0; }
+
+/* Appends an unpacked message to a growing array (doubling, so a file of
+ * 50,000 signatures takes no quadratic copying); false when out of memory. */
 static bool push(void ***items, size_t *n, void *item)
 {
-    void **grown = realloc(*items, (*n + 1) * sizeof *grown);
-    if (!grown)
-        return false;
-    grown[(*n)++] = item;
-    *items = grown;
+    if (array_full(*n)) {
+        if (*n > SIZE_MAX / 2 / sizeof **items)
+            return false;
+        void **grown = realloc(*items, (*n ? 2 * *n : 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        *items = grown;
+    }
+    (*items)[(*n)++] = item;
     return true;
+}
+
+/* A NUL byte in a tag of a serialized MetaInfoDef: the problem, or NULL. */
+static const char *meta_info_nul(const uint8_t *data, size_t size)
+{
+    static const uint32_t tags[] = {4};
+    return tp_wire_nul_at(data, size, tags, 1) ? "a tag holds a NUL byte" : NULL;
+}
+
+/* A NUL byte in a serialized SignatureDef map entry's key, its inputs' and
+ * outputs' keys and tensor names, or its method name: the problem, or NULL. */
+static const char *signature_nul(const uint8_t *data, size_t size)
+{
+    static const uint32_t paths[][4] = {{1}, {2, 1, 1}, {2, 1, 2, 1}, {2, 2, 1}, {2, 2, 2, 1}, {2, 3}};
+    static const int depths[] = {1, 3, 4, 3, 4, 2};
+    for (size_t i = 0; i < sizeof depths / sizeof depths[0]; i++)
+        if (tp_wire_nul_at(data, size, paths[i], depths[i]))
+            return i == 0 ? "a signature key holds a NUL byte"
+                   : i == 5 ? "a signature's method name holds a NUL byte"
+                            : "a signature's tensor key or name holds a NUL byte";
+    return NULL;
 }
 
 /* Unpacks one field of a MetaGraphDef; returns the problem or NULL. */
@@ -63,6 +94,11 @@ static const char *read_meta_field(const tp_wire_field *f, tp_meta_graph *mg)
     }
     if (f->wire_type != TP_WIRE_LEN)
         return "a field has the wrong wire type";
+    const char *nul = f->number == 1 ? meta_info_nul(f->bytes, f->length)
+                      : f->number == 5 ? signature_nul(f->bytes, f->length)
+                                       : NULL;
+    if (nul)
+        return nul;
     ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, f->length, f->bytes);
     if (!m)
         return f->number == 1 ? "meta_info_def is not valid"
@@ -194,25 +230,29 @@ void tp_saved_model_close(tp_saved_model *sm)
 }
 
 /* The MetaInfoDef of a serialized MetaGraphDef, found without reading the
- * rest; *info stays NULL when there is none. */
-static bool read_meta_info(tp_bytes_range meta, Tfpi__MetaInfoDef **info)
+ * rest; *info stays NULL when there is none. Returns the problem, or NULL. */
+static const char *read_meta_info(tp_bytes_range meta, Tfpi__MetaInfoDef **info)
 {
     tp_wire_reader r = {meta.data, meta.size, 0};
     tp_wire_field f;
     *info = NULL;
     while (r.pos < r.size) {
         if (!tp_wire_next(&r, &f))
-            return false;
+            return "a malformed field";
         if (f.number != 1)
             continue;
         if (f.wire_type != TP_WIRE_LEN)
-            return false;
+            return "meta_info_def has the wrong wire type";
         if (*info)
             tfpi__meta_info_def__free_unpacked(*info, NULL);
+        *info = NULL;
+        const char *nul = meta_info_nul(f.bytes, f.length);
+        if (nul)
+            return nul;
         if (!(*info = tfpi__meta_info_def__unpack(NULL, f.length, f.bytes)))
-            return false;
+            return "meta_info_def is not valid";
     }
-    return true;
+    return NULL;
 }
 
 static tfpi_code list_meta_graphs(tp_saved_model *sm, tfpi_status *status)
@@ -225,17 +265,23 @@ static tfpi_code list_meta_graphs(tp_saved_model *sm, tfpi_status *status)
                   (f.number != 2 || f.wire_type == TP_WIRE_LEN);
         if (ok && f.number == 2) {
             size_t n = sm->num_meta_graphs;
-            tp_bytes_range *ranges = realloc(sm->meta_graphs, (n + 1) * sizeof *ranges);
-            Tfpi__MetaInfoDef **infos = ranges ? realloc(sm->infos, (n + 1) * sizeof *infos) : NULL;
-            if (ranges)
-                sm->meta_graphs = ranges;
-            if (!infos)
-                return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", sm->path);
-            sm->infos = infos;
+            if (array_full(n)) {
+                const size_t cap = n ? 2 * n : 1; /* n is below the file's size */
+                tp_bytes_range *ranges = realloc(sm->meta_graphs, cap * sizeof *ranges);
+                Tfpi__MetaInfoDef **infos = ranges ? realloc(sm->infos, cap * sizeof *infos) : NULL;
+                if (ranges)
+                    sm->meta_graphs = ranges;
+                if (!infos)
+                    return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", sm->path);
+                sm->infos = infos;
+            }
             sm->meta_graphs[n] = (tp_bytes_range){f.bytes, f.length};
             sm->infos[n] = NULL;
             sm->num_meta_graphs = n + 1;
-            ok = read_meta_info(sm->meta_graphs[n], &sm->infos[n]);
+            const char *problem = read_meta_info(sm->meta_graphs[n], &sm->infos[n]);
+            if (problem)
+                return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                                       "%s: not a valid SavedModel (meta graph %zu: %s)", sm->path, n + 1, problem);
         }
         if (!ok)
             return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a valid SavedModel (bad field at byte %zu)",
@@ -249,12 +295,13 @@ static tfpi_code list_meta_graphs(tp_saved_model *sm, tfpi_status *status)
 /* Maps the file at out->path into out->bytes. */
 static tfpi_code map_file(tp_saved_model *out, tfpi_status *status)
 {
-    int fd = open(out->path, O_RDONLY);
+    int fd;
     struct stat st;
     tfpi_code code = TFPI_OK;
-    if (fd < 0)
+    const tp_open_result opened = tp_open_regular(out->path, &fd, &st);
+    if (opened == TP_OPEN_FAILED)
         code = tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", out->path, strerror(errno));
-    else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
+    else if (opened != TP_OPEN_OK || st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
         code = tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a SavedModel (empty or not a regular file)",
                                out->path);
     if (code == TFPI_OK) {
@@ -318,46 +365,54 @@ tfpi_code tp_saved_model_open(const char *dir, tp_saved_model *out, tfpi_status 
     return code;
 }
 
-/* Splits "a, b,a" into distinct trimmed tags (at most max). */
-static int parse_tags(const char *text, char tags[][64], int max)
+/* A tag asked for: text[0..len) of the tags option. */
+typedef struct tag_span {
+    const char *text;
+    size_t len;
+} tag_span;
+
+static bool span_is(tag_span t, const char *tag) { return strlen(tag) == t.len && memcmp(tag, t.text, t.len) == 0; }
+
+/* Splits "a, b,a" into distinct trimmed tags, any number of any length,
+ * into *tags (malloc'd; free it); -1 when out of memory. */
+static int parse_tags(const char *text, tag_span **tags)
 {
-    int n = 0;
     const char *p = text && *text ? text : "serve";
+    *tags = malloc((strlen(p) / 2 + 1) * sizeof **tags); /* tags and commas alternate */
+    if (!*tags)
+        return -1;
+    int n = 0;
     while (*p) {
         p += strspn(p, " ,");
         size_t len = strcspn(p, ",");
-        size_t trimmed = len;
-        while (trimmed > 0 && p[trimmed - 1] == ' ')
-            trimmed--;
-        if (trimmed > 0 && trimmed < 64) {
-            char tag[64];
-            memcpy(tag, p, trimmed);
-            tag[trimmed] = '\0';
-            bool seen = false;
-            for (int i = 0; i < n && !seen; i++)
-                seen = strcmp(tags[i], tag) == 0;
-            if (!seen && n < max)
-                memcpy(tags[n++], tag, trimmed + 1);
-        }
+        tag_span tag = {p, len};
+        while (tag.len > 0 && p[tag.len - 1] == ' ')
+            tag.len--;
+        bool seen = tag.len == 0;
+        for (int i = 0; i < n && !seen; i++)
+            seen = tag.len == (*tags)[i].len && memcmp(tag.text, (*tags)[i].text, tag.len) == 0;
+        if (!seen)
+            (*tags)[n++] = tag;
         p += len;
     }
     return n;
 }
 
-static bool same_tag_set(const Tfpi__MetaInfoDef *info, char want[][64], int n)
+/* Whether the meta graph's tag set is exactly the tags asked for. */
+static bool same_tag_set(const Tfpi__MetaInfoDef *info, const tag_span *want, int n)
 {
     size_t have = info ? info->n_tags : 0;
     for (int i = 0; i < n; i++) {
         bool found = false;
         for (size_t k = 0; k < have && !found; k++)
-            found = strcmp(info->tags[k], want[i]) == 0;
+            found = span_is(want[i], info->tags[k]);
         if (!found)
             return false;
     }
     for (size_t k = 0; k < have; k++) {
         bool found = false;
         for (int i = 0; i < n && !found; i++)
-            found = strcmp(info->tags[k], want[i]) == 0;
+            found = span_is(want[i], info->tags[k]);
         if (!found)
             return false;
     }
@@ -383,18 +438,24 @@ const char *tp_saved_model_tag_sets(const tp_saved_model *sm, char *buf, size_t 
 tfpi_code tp_saved_model_select(const tp_saved_model *sm, const char *dir, const char *tags, tp_meta_graph *out,
                                 tfpi_status *status)
 {
-    char want[32][64];
-    int n = parse_tags(tags, want, 32);
+    memset(out, 0, sizeof *out);
+    tag_span *want;
+    const int n = parse_tags(tags, &want);
+    if (n < 0)
+        return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "SavedModel %s: out of memory", dir);
     for (size_t i = 0; i < sm->num_meta_graphs; i++)
-        if (same_tag_set(sm->infos[i], want, n))
+        if (same_tag_set(sm->infos[i], want, n)) {
+            free(want);
             return tp_meta_graph_read(sm->meta_graphs[i].data, sm->meta_graphs[i].size, sm->path, out, status);
-    char asked[600] = "", available[600];
+        }
+    char asked[600] = "", available[600], quoted[80];
     size_t len = 0;
     for (int i = 0; i < n; i++) {
-        append(asked, sizeof asked, &len, i ? ", " : "");
-        append(asked, sizeof asked, &len, want[i]);
+        snprintf(quoted, sizeof quoted, "%s%.*s%s", i ? ", " : "", want[i].len > 64 ? 64 : (int)want[i].len,
+                 want[i].text, want[i].len > 64 ? "..." : "");
+        append(asked, sizeof asked, &len, quoted);
     }
-    memset(out, 0, sizeof *out);
+    free(want);
     return tfpi_status_set(status, TFPI_NOT_FOUND, "SavedModel %s: no MetaGraph with tags { %s }; available: %s", dir,
                            asked, tp_saved_model_tag_sets(sm, available, sizeof available));
 }

@@ -206,11 +206,10 @@ const char *tp_model_info_signature_tensor(const tp_model_info *info, const char
     if (!info)
         return NULL;
     const tp_signature_tensor *t = input ? info->inputs : info->outputs;
-    int n = input ? info->num_inputs : info->num_outputs;
-    for (int i = 0; i < n; i++)
-        if (strcmp(t[i].key, key) == 0)
-            return t[i].name;
-    return NULL;
+    const int n = input ? info->num_inputs : info->num_outputs;
+    const tp_signature_tensor want = {.key = (char *)key};
+    const tp_signature_tensor *found = n ? bsearch(&want, t, (size_t)n, sizeof want, by_key) : NULL; /* sorted */
+    return found ? found->name : NULL;
 }
 
 /* Appends "label: k1, k2" for n tensors to buf at *len. */

@@ -12,19 +12,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file_open.h"
 #include "graph/checkpoint.h"
 #include "graph/graph.h"
 #include "graph/meta_graph.h"
 #include "graph/model_format.h"
 #include "graph/model_info.h"
 
+/* Whether dir/name is a directory (want_dir) or something else: a file
+ * that is there but not a regular file is found, and its reader says so. */
 static bool exists(const char *dir, const char *name, bool want_dir)
 {
     char path[4200];
     struct stat st;
     if (snprintf(path, sizeof path, "%s%s%s", dir, name[0] ? "/" : "", name) >= (int)sizeof path)
         return false;
-    return stat(path, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) == want_dir;
 }
 
 /* Every tensor the signature names must be in the graph. */
@@ -100,18 +103,20 @@ static tfpi_graph *load_saved_model(const char *dir, const tfpi_load_options *o,
 /* Maps a whole file (which must be a non-empty regular file). */
 static uint8_t *map_file(const char *path, size_t *size, tfpi_status *status)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
+    int fd;
+    struct stat st;
+    const tp_open_result opened = tp_open_regular(path, &fd, &st);
+    if (opened == TP_OPEN_FAILED) {
         tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    struct stat st;
     void *map = MAP_FAILED;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
+    if (opened != TP_OPEN_OK || st.st_size == 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: empty or not a regular file", path);
     else if ((map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
         tfpi_status_set(status, TFPI_IO_ERROR, "%s: cannot map: %s", path, strerror(errno));
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     if (map == MAP_FAILED)
         return NULL;
     *size = (size_t)st.st_size;
@@ -183,9 +188,15 @@ static tfpi_graph *load_checkpoint_dir(const char *dir, const tfpi_load_options 
 
 static tfpi_graph *load_directory(const char *dir, const tfpi_load_options *o, tfpi_status *status)
 {
-    if (exists(dir, "saved_model.pb", false) || exists(dir, "saved_model.pbtxt", false))
+    const bool saved_model = exists(dir, "saved_model.pb", false) || exists(dir, "saved_model.pbtxt", false);
+    if (saved_model && o->checkpoint && *o->checkpoint)
+        tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
+                        "%s: a SavedModel takes its variables from its own variables/ directory; a checkpoint "
+                        "(--checkpoint=%s) is for a GraphDef or a .meta file",
+                        dir, o->checkpoint);
+    else if (saved_model)
         return load_saved_model(dir, o, status);
-    if (exists(dir, "saved_model.cpb", false))
+    else if (exists(dir, "saved_model.cpb", false))
         tfpi_status_set(status, TFPI_UNIMPLEMENTED,
                         "%s: a chunked SavedModel (saved_model.cpb, TensorFlow >= 2.13, over 2 GB), which tfpi does "
                         "not read",

@@ -228,10 +228,15 @@ static bool parse_scalar(parser *ps, const ProtobufCFieldDescriptor *f, void *sl
         ProtobufCBinaryData s;
         if (!read_string(ps, &s))
             return false;
-        if (f->type == PROTOBUF_C_TYPE_BYTES)
+        if (f->type == PROTOBUF_C_TYPE_BYTES) {
             *(ProtobufCBinaryData *)slot = s;
-        else
-            *(char **)slot = (char *)s.data;
+            return true;
+        }
+        if (memchr(s.data, 0, s.len)) { /* a C string would end there: a name would silently lose its tail */
+            free(s.data);
+            return fail(ps, "field '%s' holds a NUL byte", f->name);
+        }
+        *(char **)slot = (char *)s.data;
         return true;
     }
     char word[80];

@@ -2,6 +2,8 @@
  * length-delimited fields), bounds-checked against hostile input. */
 #include "graph/wire.h"
 
+#include <string.h>
+
 bool tp_wire_varint(tp_wire_reader *r, uint64_t *out)
 {
     uint64_t v = 0;
@@ -53,4 +55,17 @@ bool tp_wire_next(tp_wire_reader *r, tp_wire_field *f)
     default:
         return false;
     }
+}
+
+bool tp_wire_nul_at(const uint8_t *data, size_t size, const uint32_t *path, int depth)
+{
+    tp_wire_reader r = {data, size, 0};
+    tp_wire_field f;
+    while (r.pos < r.size && tp_wire_next(&r, &f)) {
+        if (f.number != path[0] || f.wire_type != TP_WIRE_LEN)
+            continue;
+        if (depth == 1 ? memchr(f.bytes, 0, f.length) != NULL : tp_wire_nul_at(f.bytes, f.length, path + 1, depth - 1))
+            return true;
+    }
+    return false;
 }

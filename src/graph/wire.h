@@ -27,6 +27,12 @@ bool tp_wire_varint(tp_wire_reader *r, uint64_t *out);
 /* Reads the next field; false if it is malformed or runs past the end. */
 bool tp_wire_next(tp_wire_reader *r, tp_wire_field *f);
 
+/* True if a string at a path of field numbers (path[0] in this message,
+ * path[1] in that field's message, ...; depth numbers) holds a NUL byte:
+ * protobuf-c's unpacked strings would end there. Malformed parts are left
+ * to the unpacker. */
+bool tp_wire_nul_at(const uint8_t *data, size_t size, const uint32_t *path, int depth);
+
 /* How deep attribute values may nest (protobuf's own default limit). */
 #define TP_WIRE_MAX_DEPTH 100
 

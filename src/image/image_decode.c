@@ -1,6 +1,7 @@
 /* image_decode.c - the public image entry points: format detection by magic
  * bytes, reading a whole file, freeing, and the shared pixel allocation. */
 #include "image/image_codec.h"
+#include "core/file_open.h"
 #include "tfpi.h"
 
 #include <errno.h>
@@ -92,10 +93,11 @@ tfpi_code tfpi_image_load(const char *path, tfpi_image *out, tfpi_status *status
     if (!path || !out)
         return tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                         "tfpi_image_load: no path or output image given");
-    FILE *file = fopen(path, "rb");
+    tp_open_result opened;
+    FILE *file = tp_fopen_regular(path, &opened);
     if (!file)
-        return tfpi_status_set(status, errno == ENOENT ? TFPI_NOT_FOUND : TFPI_IO_ERROR,
-                        "%s: cannot open: %s", path, strerror(errno));
+        return tfpi_status_set(status, opened == TP_OPEN_FAILED && errno == ENOENT ? TFPI_NOT_FOUND : TFPI_IO_ERROR,
+                        "%s: cannot open: %s", path, tp_open_error(opened));
     uint8_t *data = NULL;
     size_t size = 0;
     int err = read_all(file, &data, &size);

@@ -145,6 +145,34 @@ static int by_key(const void *a, const void *b, void *keys)
     return c ? c : (i > j) - (i < j); /* stable: the first of equal keys first */
 }
 
+/* Whether values a and b are equal as TensorFlow compares them (floats by
+ * value: 0 and -0 are equal, NaN equals nothing). */
+static bool same_value(const tfpi_tensor *values, int64_t a, int64_t b)
+{
+    switch (values->dtype) {
+    case TFPI_FLOAT: return ((const float *)values->data)[a] == ((const float *)values->data)[b];
+    case TFPI_DOUBLE: return ((const double *)values->data)[a] == ((const double *)values->data)[b];
+    case TFPI_STRING: return compare_elements(values, a, values, b) == 0;
+    default: {
+        size_t size = tfpi_dtype_size(values->dtype);
+        return memcmp((const char *)values->data + (size_t)a * size, (const char *)values->data + (size_t)b * size,
+                      size) == 0;
+    }
+    }
+}
+
+/* "'text'" or the number of key i, for a message. */
+static const char *key_text(const tfpi_tensor *keys, int64_t i, char *buf, size_t size)
+{
+    if (keys->dtype != TFPI_STRING)
+        snprintf(buf, size, "%lld", (long long)tp_get_int(keys, i));
+    else {
+        const tfpi_bytes *s = &((const tfpi_bytes *)keys->data)[i];
+        snprintf(buf, size, "'%.*s'", s->size > 100 ? 100 : (int)s->size, (const char *)s->data);
+    }
+    return buf;
+}
+
 tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, const tfpi_tensor *keys,
                                  const tfpi_tensor *values, tfpi_status *status)
 {
@@ -156,9 +184,17 @@ tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, co
         order[i] = i;
     qsort_r(order, (size_t)n, sizeof *order, by_key, (void *)keys);
     int64_t kept = 0;
-    for (int64_t i = 0; i < n; i++)
+    char name[300], key[120];
+    for (int64_t i = 0; i < n; i++) {
         if (kept == 0 || compare_elements(keys, order[kept - 1], keys, order[i]) != 0)
             order[kept++] = order[i];
+        else if (!same_value(values, order[kept - 1], order[i])) { /* TensorFlow's HashTable refuses this */
+            tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "table '%s' is given two different values for key %s",
+                            tp_resource_var_name(t, name, sizeof name), key_text(keys, order[i], key, sizeof key));
+            free(order);
+            return TFPI_INVALID_ARGUMENT;
+        }
+    }
     tfpi_tensor k = {0}, v = {0};
     tp_tensor_set_shape(&k, keys->dtype, 1, &kept);
     tp_tensor_set_shape(&v, values->dtype, 1, &kept);
@@ -177,7 +213,6 @@ tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, co
         code = tp_tensor_own_strings(&v, status);
     uint64_t bytes = code == TFPI_OK ? held_bytes(&k) + held_bytes(&v) : 0;
     uint64_t others = vars->bytes - (t->value.dtype ? held_bytes(&t->value) + held_bytes(&t->keys) : 0);
-    char name[300];
     if (code == TFPI_OK && vars->max_bytes && (bytes > vars->max_bytes || others > vars->max_bytes - bytes))
         code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY,
                                "table '%s' needs %llu bytes; with the %llu bytes the session's variables hold that "

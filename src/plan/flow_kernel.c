@@ -86,6 +86,26 @@ static bool same_inputs(const tp_flow_node *fn, tp_value *const *inputs, int n)
     return true;
 }
 
+bool tp_flow_routing_seen(const tp_flow_node *fn, tp_value *const *inputs, int n)
+{
+    if (!fn->prepared)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!tp_same_shape(&fn->prepared_inputs[i], &inputs[i]->t) ||
+            fn->prepared_inputs[i].dtype != inputs[i]->t.dtype)
+            return false;
+    return true;
+}
+
+void tp_flow_routing_accepted(tp_flow_node *fn, tp_value *const *inputs, int n)
+{
+    if (!fn->prepared_inputs && !(fn->prepared_inputs = calloc((size_t)n + 1, sizeof *fn->prepared_inputs)))
+        return; /* out of memory: checked again next time */
+    for (int i = 0; i < n; i++)
+        tp_tensor_set_shape(&fn->prepared_inputs[i], inputs[i]->t.dtype, inputs[i]->t.ndims, inputs[i]->t.dims);
+    fn->prepared = true;
+}
+
 /* Points the kernel's input views at the values; data only where `data`. */
 static void show_inputs(tp_flow_node *fn, tp_value *const *inputs, int n, bool all_data)
 {

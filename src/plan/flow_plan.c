@@ -263,7 +263,7 @@ static tfpi_code frame_of_every_node(tp_flow_plan *plan, frame_lookup *lookup, t
             if (!name || name->value_case != TFPI__ATTR_VALUE__VALUE_S)
                 return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (Enter) has no frame_name",
                                        gn->def->name);
-            if (memchr(name->s.data, 0, name->s.len))
+            if (name->s.len && memchr(name->s.data, 0, name->s.len))
                 return tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "node '%s' (%s): frame_name holds a NUL byte",
                                        gn->def->name, gn->def->op);
             /* NodeDef strings are not NUL-terminated: the frame owns a copy. */

@@ -166,6 +166,14 @@ tfpi_code tp_flow_run_kernel(tp_flow_plan *plan, int node, tp_value *const *inpu
 tp_value *tp_flow_new_value(tp_flow_plan *plan, int node, int output, const tfpi_tensor *t, tfpi_status *status);
 /* tp_value_own_strings for output `output` of node, naming the node. */
 tfpi_code tp_flow_own_strings(tp_flow_plan *plan, int node, int output, tp_value *v, tfpi_status *status);
+/* Routing nodes (Switch, Enter, Exit, NextIteration, LoopCond, Merge)
+ * check their inputs with their kernel's prepare, which depends only on the
+ * inputs' dtypes and shapes: seen says the last ones accepted were these,
+ * accepted remembers them (flow_kernel.c). A loop's routing nodes are then
+ * checked once, not on every iteration. */
+bool tp_flow_routing_seen(const tp_flow_node *fn, tp_value *const *inputs, int n);
+void tp_flow_routing_accepted(tp_flow_node *fn, tp_value *const *inputs, int n);
+
 /* Releases the kernel a node keeps prepared (flow_kernel.c). */
 void tp_flow_forget_kernel(tp_flow_node *fn);
 

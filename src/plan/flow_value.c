@@ -124,6 +124,12 @@ tp_value *tp_value_new(tp_value_pool *pool, const tfpi_tensor *t, tfpi_status *s
 
 tp_value *tp_value_share(tp_value *owner, const tfpi_tensor *view, tfpi_status *status)
 {
+    /* A view of a view lies in the first one's owner: share that, so a loop
+     * variable passed on unchanged for a million iterations is not a chain
+     * of a million values (each kept alive by the next, and freed by a
+     * recursion as deep). A view whose strings were copied keeps them. */
+    while (owner->owner && !owner->owns_strings)
+        owner = owner->owner;
     tp_value *v = value_struct(view, status);
     if (v) {
         v->t.data = view->data;
@@ -166,18 +172,20 @@ void tp_value_ref(tp_value *v)
 
 void tp_value_unref(tp_value_pool *pool, tp_value *v)
 {
-    if (!v || v == TP_DEAD || --v->refs > 0)
-        return;
-    if (v->owns_strings) {
-        tfpi_bytes *s = v->t.data;
-        for (int64_t i = 0, n = tp_num_elements(&v->t); i < n; i++)
-            free((void *)s[i].data);
-        tp_value_pool_unreserve(pool, v->string_bytes);
+    /* A loop, not a recursion, down the chain of owners. */
+    while (v && v != TP_DEAD && --v->refs <= 0) {
+        if (v->owns_strings) {
+            tfpi_bytes *s = v->t.data;
+            for (int64_t i = 0, n = tp_num_elements(&v->t); i < n; i++)
+                free((void *)s[i].data);
+            tp_value_pool_unreserve(pool, v->string_bytes);
+        }
+        if (v->capacity)
+            pool_give(pool, v->t.data, v->capacity);
+        tp_value *owner = v->owner;
+        free(v);
+        v = owner;
     }
-    if (v->capacity)
-        pool_give(pool, v->t.data, v->capacity);
-    tp_value_unref(pool, v->owner);
-    free(v);
 }
 
 void tp_value_pool_free(tp_value_pool *pool)

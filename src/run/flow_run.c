@@ -187,7 +187,9 @@ static tfpi_code new_iteration(run_state *r, frame_inst *f, iteration **out)
 {
     const tp_flow_plan *plan = r->plan;
     const tp_flow_frame *frame = &plan->frames[f->frame];
-    if (f->next_number >= plan->max_iterations)
+    /* Iteration numbers 0..limit: a loop whose body runs `limit` times
+     * evaluates its condition limit + 1 times. */
+    if (f->next_number > plan->max_iterations)
         return tfpi_status_set(r->status, TFPI_INVALID_ARGUMENT,
                                "while loop frame '%s' did not finish after %lld iterations (the limit "
                                "tfpi_session_set_max_loop_iterations sets)",
@@ -349,13 +351,18 @@ static tfpi_code retire(run_state *r, frame_inst *f)
 static tfpi_code check_routing(run_state *r, int node, tp_value *const *inputs, int num_inputs)
 {
     tp_flow_node *fn = &r->plan->nodes[node];
+    if (tp_flow_routing_seen(fn, inputs, num_inputs))
+        return TFPI_OK;
     for (int i = 0; i < num_inputs; i++)
         fn->ctx_inputs[i] = &inputs[i]->t;
     memset(fn->ctx_outputs, 0, sizeof *fn->ctx_outputs * (size_t)fn->num_outputs);
     tp_op_ctx ctx = {.def = r->plan->graph->nodes[node].def, .graph = r->plan->graph, .num_inputs = num_inputs,
                      .inputs = fn->ctx_inputs, .num_outputs = fn->num_outputs, .outputs = fn->ctx_outputs,
                      .status = r->status};
-    return fn->kind == TP_FLOW_MERGE ? fn->kernel->prepare(&ctx) : tp_kernel_prepare(fn->kernel, &ctx);
+    tfpi_code code = fn->kind == TP_FLOW_MERGE ? fn->kernel->prepare(&ctx) : tp_kernel_prepare(fn->kernel, &ctx);
+    if (code == TFPI_OK)
+        tp_flow_routing_accepted(fn, inputs, num_inputs);
+    return code;
 }
 
 static tfpi_code run_enter(run_state *r, frame_inst *f, iteration *it, int node, tp_value *v)

@@ -119,6 +119,23 @@ def make(directory):
     prefix, entries = write(directory, "few_slices", {"w": w}, partitions={"w": parts["w"]})
     entries[b"w"]["slices"] = entries[b"w"]["slices"][:1]
     ck.write_index(prefix, entries)
+    # The index block's handle one byte too long: its trailer would run into the footer.
+    prefix, _ = write(directory, "long_handle", {"x": np.arange(4, dtype=np.float32)})
+    (_, meta, top), (meta_size, top_size) = index_blocks(prefix)
+    with open(prefix + ".index", "r+b") as f:
+        f.seek(-48, os.SEEK_END)
+        f.write((ck.varint(meta) + ck.varint(meta_size) + ck.varint(top) + ck.varint(top_size + 1)).ljust(40, b"\0"))
+    # 300 keys whose entries all name one region of the data file (its checksum is computed once).
+    prefix, entries = write(directory, "shared_region", {"x": np.arange(4096, dtype=np.float32)})
+    for i in range(300):
+        entries[b"y%03d" % i] = dict(entries[b"x"])
+    ck.write_index(prefix, entries)
+    # Entries refused after they are unpacked (each was leaked until the third hostile round).
+    for name, field, value in (("negative_shape", "shape", [-1]), ("negative_shard", "shard_id", -1),
+                               ("negative_offset", "offset", -8)):
+        prefix, entries = write(directory, name, {"x": np.arange(4, dtype=np.float32)})
+        entries[b"x"][field] = value
+        ck.write_index(prefix, entries)
     prefix, entries = write(directory, "variant", {"x": np.arange(4, dtype=np.float32)})
     entries[b"x"]["dtype"] = 21
     ck.write_index(prefix, entries)

@@ -20,6 +20,7 @@ from hostile_corpus import (FLOAT, INT32, INT64, STRING, B, Corpus, DType, Node,
                             graphdef, i32, i64, node, one_op, ph, raw_tensor)
 from hostile_functions import function_cases
 from hostile_newer import memory_safety_cases, rejection_cases, scale_cases
+from hostile_third import third_round_cases
 
 BIG = 1 << 31
 HUGE = 1 << 62
@@ -543,7 +544,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     c = Corpus(out)
     for cases in (size_cases, block_cases, window_cases, structure_cases, index_cases, arithmetic_cases,
-                  decode_cases, memory_safety_cases, rejection_cases, scale_cases, function_cases):
+                  decode_cases, memory_safety_cases, rejection_cases, scale_cases, function_cases,
+                  third_round_cases):
         cases(c)
     c.write_manifest()
     print(len(c.lines))

@@ -9,6 +9,7 @@ independently of tfpi, with tests/diff/graphdef.py and checkpoint_files.py.
       [--input_key=images --output_key=scores] [--rename] [--partition=NAME]
       [--meta]   (OUT_DIR/model.ckpt.meta + model.ckpt.* instead of a SavedModel)
       [--identities]   (the restore graph's Assigns read through Identity nodes)
+      [--shards=N]     (the variables spread over N data shards, round robin)
 
 --rename saves every variable under "renamed/<name>" (so only the restore
 graph, not the node names, says which key a variable takes); --partition
@@ -154,6 +155,7 @@ def main():
     p.add_argument("--partition")
     p.add_argument("--meta", action="store_true")
     p.add_argument("--identities", action="store_true")
+    p.add_argument("--shards", type=int, default=1)
     a = p.parse_args()
     with open(a.frozen, "rb") as f:
         nodes, tensors, partitions, restores = convert(f.read(), a.rename, a.partition)
@@ -171,7 +173,9 @@ def main():
     os.makedirs(os.path.join(a.out, "variables"), exist_ok=True)
     with open(os.path.join(a.out, "saved_model.pb"), "wb") as f:
         f.write(ck.field_varint(1, 1) + ck.field_bytes(2, meta))
-    ck.write_bundle(os.path.join(a.out, "variables", "variables"), tensors, partitions=partitions)
+    shard_of = {name: i % a.shards for i, name in enumerate(sorted(tensors))}
+    ck.write_bundle(os.path.join(a.out, "variables", "variables"), tensors, num_shards=a.shards,
+                    partitions=partitions, shard_of=shard_of)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,11 @@ for i in range(100000):
     >"$CLI_TMP/chain_100000.pbtxt"
 expect_output "summarize_graph: a 100,000-node .pbtxt" "Op types used: 100000 Neg, 1 Placeholder" \
     summarize_graph --in_graph="$CLI_TMP/chain_100000.pbtxt"
+# A NUL byte in a text graph's node name: refused, not cut to "x" (which then fed the Placeholder).
+printf 'node { name: "x\\000y" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\n' \
+    >"$CLI_TMP/nul_name.pbtxt"
+expect_error "a NUL byte in a .pbtxt node name" "nul_name.pbtxt:1:23: field 'name' holds a NUL byte$" \
+    run_graph --graph="$CLI_TMP/nul_name.pbtxt" --output=x
 # With no --max_memory the budget is half of what the process may have: under a 2 GB address-space
 # limit (ulimit -v; not under qemu or the sanitizers, which reserve far more) a 4 GB Fill is refused by
 # the budget of 1 GB, not left to fail in malloc.

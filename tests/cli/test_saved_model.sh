@@ -90,11 +90,12 @@ wrong "a directory that is none of these" "empty_dir: a directory that is not a 
 expect_error "summarize_graph names a .tflite too" "a TensorFlow Lite model" \
     summarize_graph --in_graph=$SM/digit_tflite_tf2/tflite_model.tflite
 
-# A frozen MobileNet as a SavedModel and as a .meta + checkpoint.
+# A frozen MobileNet as a SavedModel (its variables in two data shards, each mapped in place) and as a
+# .meta + checkpoint.
 MODEL=downloads/models/mobilenet_v1_0.25_224
 OUT=MobilenetV1/Predictions/Reshape_1
 $PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mobilenet" --input=input --output=$OUT \
-    --input_key=images --output_key=scores --rename --partition=MobilenetV1/Conv2d_0/weights
+    --input_key=images --output_key=scores --rename --partition=MobilenetV1/Conv2d_0/weights --shards=2
 $PY tests/cli/make_saved_model.py $MODEL/frozen_graph.pb "$T/mobilenet_meta" --input=input --output=$OUT --meta \
     --rename --identities
 run_tool label_image

@@ -151,5 +151,12 @@ for command in "label_image $MODEL" "detect $MODEL" "camera --graph=$M/frozen_gr
     expect_error "${command%% *} --num_threads=-2 is refused, saying what is accepted" \
         "num_threads.*-1 or 0 \(one thread per core\)" $command --num_threads=-2
 done
+# benchmark_model's threads: --num_threads=N adds N - 1 pool threads to what runs it (qemu-user has
+# one of its own, so only the difference is compared), --num_threads=1 none.
+threads() { run_tool benchmark_model $BM --num_runs=2 --warmup_runs=1 --num_threads="$1" &&
+    sed -n 's/^Threads in the process: //p' "$CLI_TMP/out"; }
+one=$(threads 1) three=$(threads 3)
+cli_result "benchmark_model --num_threads=1 creates no thread, 3 creates two ($one and $three in the process)" \
+    "$([ -n "$one" ] && [ -n "$three" ] && [ $((three - one)) -eq 2 ] && echo yes)" "$one, $three"
 }
 cli_summary

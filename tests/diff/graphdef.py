@@ -196,6 +196,8 @@ def _list_value(items):
         return b"".join(_bytes_field(2, v.encode()) for v in items)
     if all(isinstance(v, Func) for v in items):
         return b"".join(_bytes_field(9, _name_attr_list(v)) for v in items)
+    if all(isinstance(v, Shape) for v in items):
+        return b"".join(_bytes_field(7, _shape(v)) for v in items)
     raise TypeError(f"cannot encode list attr {items!r}")
 
 

@@ -281,6 +281,15 @@ def test_errors_and_quantized():
           str(details["codes_q"]))
     check("Interpreter: the quantization of a quint8 tensor from the range its Dequantize reads it with",
           tfpi.interpreter._model_io.quantization(tfpi.Graph(path), "c8") == (4 / 255, 0))
+    # Zero points round halves away from zero: [-1, 1] has -min / scale = 127.5 -> 128 (not 127),
+    # [-0.99, 1.01] 126.2... -> 126, and [-126.5, 128.5] exactly 126.5 -> 127 (Python's round() gives 126).
+    for low, high, zero in ((-1.0, 1.0, 128), (-0.99, 1.01, 126), (-126.5, 128.5, 127)):
+        ranged = [Node("c8", "Const", [], {"dtype": DType(12), "value": TypedArray(np.array([9], np.uint8), 12)}),
+                  Node("lo", "Const", [], {"dtype": DType(1), "value": np.array(low, np.float32)}),
+                  Node("hi", "Const", [], {"dtype": DType(1), "value": np.array(high, np.float32)}),
+                  Node("back", "Dequantize", ["c8", "lo", "hi"], {"T": DType(12), "mode": "MIN_FIRST"})]
+        got = tfpi.interpreter._model_io.quantization(tfpi.Graph(write_graph("ranged.pb", ranged)), "c8")
+        check("Interpreter: the zero point of [%g, %g] is %d" % (low, high, zero), got[1] == zero, str(got))
 
 
 run_groups(test_details, test_invoke, test_resize, test_bad_input, test_errors_and_quantized)

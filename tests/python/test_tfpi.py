@@ -327,6 +327,39 @@ def test_errors():
     expect_error("a closed Session says so", "closed", lambda: kept.run({"input": x}, OUTPUT), ValueError)
 
 
+
+def test_argument_errors():
+    """Each bad argument raises tfpi's own ValueError naming it: not an
+    AttributeError from deep inside, nor a value cut at a NUL or wrapped to 64 bits."""
+    graph = tfpi.Graph(MODEL)
+    cases = [
+        ("cpu=b'a53'", r"^cpu=b'a53': give a str$", lambda: tfpi.Session(graph, cpu=b"a53")),
+        ("precision=16", r"^precision=16: give a str$", lambda: tfpi.Session(graph, precision=16)),
+        ("precision with a NUL", r"^precision='fp16\\x00x' holds a NUL character$",
+         lambda: tfpi.Session(graph, precision="fp16\0x")),
+        ("max_memory=2**70", r"^max_memory=1180591620717411303424 is out of range",
+         lambda: tfpi.Session(graph, max_memory=2**70)),
+        ("max_memory=-2", r"^max_memory=-2 is out of range: give bytes, 0 for the default budget or -1 for none$",
+         lambda: tfpi.Session(graph, max_memory=-2)),
+        ("max_memory=1.5", r"^max_memory=1.5: give an integer", lambda: tfpi.Session(graph, max_memory=1.5)),
+        ("num_threads=2**40", r"^num_threads=1099511627776 is out of range",
+         lambda: tfpi.Session(graph, num_threads=2**40)),
+        ("model_path with a NUL", r"^model_path='.*frozen_graph.pb\\x00.pbtxt' holds a NUL character$",
+         lambda: tfpi.Interpreter(model_path=MODEL + "\0.pbtxt")),
+        ("Graph path with a NUL", r"^path='.*\\x00x' holds a NUL character$", lambda: tfpi.Graph(MODEL + "\0x")),
+        ("tags with a NUL", r"^tags='serve\\x00gpu' holds a NUL character$",
+         lambda: tfpi.Graph(MODEL, tags="serve\0gpu")),
+    ]
+    for name, pattern, fn in cases:
+        try:
+            fn()
+            check(name + ": refused", False, "no error")
+        except tfpi.TfpiValueError as e:
+            check(name + ": tfpi's ValueError naming the argument", re.search(pattern, str(e)) is not None, str(e))
+        except Exception as e:  # noqa: BLE001 - any other exception is the failure being tested
+            check(name + ": tfpi's ValueError naming the argument", False, "%s: %s" % (type(e).__name__, e))
+
+
 def test_saved_model():
     """SavedModels and checkpoints: xor_tf1's outputs are the README's
     hand-computed ones; a MobileNet SavedModel (tests/cli/make_saved_model.py)
@@ -406,5 +439,5 @@ def test_precision():
 
 
 run_groups(test_version, test_dtypes, test_string_decode, test_wav_bytes, test_mobilenet, test_examples,
-           test_two_threads, test_image_helpers, test_errors, test_saved_model, test_precision)
+           test_two_threads, test_image_helpers, test_errors, test_argument_errors, test_saved_model, test_precision)
 summary()

@@ -54,6 +54,16 @@ static void test_cgroup_limits(void)
     CHECK_EQ_INT(tp_cgroup_memory_limit("0::/\n", root), INT64_MAX);
     CHECK_EQ_INT(tp_cgroup_memory_limit("0::/no/such/group\n", root), INT64_MAX);
     CHECK_EQ_INT(tp_cgroup_memory_limit("garbage\n::\n4:memoryless:/app\n", root), INT64_MAX);
+    /* the default budget is half of a cgroup limit below RAM and the rlimits (64 MiB here) */
+    unsetenv("TFPI_MAX_MEMORY");
+    put("small/memory.max", "67108864\n");
+    put("proc_cgroup", "0::/small\n");
+    char proc[128];
+    snprintf(proc, sizeof proc, "%s/proc_cgroup", root);
+    int64_t budget = 0;
+    tfpi_status status = {0};
+    CHECK(tp_memory_budget_from(proc, root, &budget, &status));
+    CHECK_EQ_INT(budget, 33554432);
     char command[128];
     snprintf(command, sizeof command, "rm -rf %s", root);
     CHECK(system(command) == 0);

@@ -1,6 +1,7 @@
 /* file_util.c - whole-file reads with errors that name the file, and the
  * string tensor of a file. */
 #include "file_util.h"
+#include "core/file_open.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -12,12 +13,13 @@
 
 uint8_t *read_file(const char *path, size_t *size, tfpi_status *status)
 {
-    FILE *f = fopen(path, "rb");
+    tp_open_result opened;
+    FILE *f = tp_fopen_regular(path, &opened);
     uint8_t *data = NULL;
     size_t used = 0, cap = 0;
     bool out_of_memory = false;
     if (!f) {
-        tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, strerror(errno));
+        tfpi_status_set(status, TFPI_NOT_FOUND, "%s: cannot open: %s", path, tp_open_error(opened));
         return NULL;
     }
     for (;;) {

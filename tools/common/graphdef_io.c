@@ -1,6 +1,7 @@
 /* graphdef_io.c - GraphDef files for the graph tools: detects binary, text
  * and memmapped files, and writes binary or text. */
 #include "graphdef_io.h"
+#include "core/file_open.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -189,7 +190,8 @@ static bool is_text_file(const char *path)
     if (has_text_suffix(path))
         return true;
     uint8_t head[4096];
-    FILE *f = fopen(path, "rb");
+    tp_open_result opened;
+    FILE *f = tp_fopen_regular(path, &opened);
     size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);
