@@ -154,11 +154,13 @@ void tp_tfl_qgemm_run(const tp_tfl_qgemm_kernel *k, const void *packed, int64_t 
     const bool row_terms = out->row_zero != 0;
     for (int64_t r = 0; row_terms && r < m; r++)
         scratch[r] = (int32_t)(0u - (uint32_t)out->row_zero * (uint32_t)row_sum(a + r * lda, depth, k->is_int8));
-    bool shift_left = false;
-    for (int64_t j = col_begin; j < col_end; j++)
+    bool shift_left = false, all_right = true;
+    for (int64_t j = col_begin; j < col_end; j++) {
         shift_left = shift_left || out->left[j] > 0;
+        all_right = all_right && out->right[j] < 0;
+    }
     tp_tfl_qpanel p = {.a = a, .lda = lda, .rows = m, .blocks = tp_tfl_qgemm_row_bytes(depth) / 16,
-                       .row_term = row_terms ? scratch : NULL, .shift_left = shift_left, .out_zero = out->out_zero,
+                       .row_term = row_terms ? scratch : NULL, .shift_left = shift_left, .all_right = all_right, .out_zero = out->out_zero,
                        .lo = out->lo, .hi = out->hi, .ldc = ldc};
     for (int64_t j0 = col_begin; j0 < col_end; j0 += k->nr) {
         p.panel = (const uint8_t *)packed + j0 / k->nr * panel_bytes(k, depth);

@@ -21,6 +21,7 @@ typedef struct tp_tfl_qpanel {
     /* nr values each from the panel's first column (readable past n) */
     const int32_t *col_term, *mantissa, *left, *right;
     bool shift_left; /* some column has left > 0 */
+    bool all_right;  /* every column has right < 0 */
     int32_t out_zero, lo, hi;
     uint8_t *c; /* the panel's first output */
     int64_t ldc;

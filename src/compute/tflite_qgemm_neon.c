@@ -123,8 +123,10 @@ enum { MR = 4 };
 typedef struct tile_epilogue {
     const int32_t *col_term, *mantissa, *left, *right; /* 0, 8, 16, 24 */
     int32_t zero, lo, hi, shift_left;                  /* 32, 36, 40, 44 */
+    int32_t all_right;                                 /* 48: every column shifts right */
 } tile_epilogue;
-_Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, shift_left) == 44,
+_Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, shift_left) == 44 &&
+                   offsetof(tile_epilogue, all_right) == 48,
                "the assembly reads these offsets");
 
 /* OP into v8-v15: rows R0 and R1 times the four columns, halves H */
@@ -153,6 +155,8 @@ _Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, sh
 /* OP on the four rows v0-v3, with operand X */
 #define ROWS4(OP, X) \
     OP " v0.4s, v0.4s, " X "\n" OP " v1.4s, v1.4s, " X "\n" OP " v2.4s, v2.4s, " X "\n" OP " v3.4s, v3.4s, " X "\n"
+#define ROWS4_SSRA \
+    "ssra v0.4s, v0.4s, #31\n" "ssra v1.4s, v1.4s, #31\n" "ssra v2.4s, v2.4s, #31\n" "ssra v3.4s, v3.4s, #31\n"
 /* Loads one block's four rows of A (x9-x12 plus the offset) and columns,
  * and steps on. */
 #define LOAD_BLOCK \
@@ -208,15 +212,22 @@ _Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, sh
                          ROWS4("sshl", "v7.4s") \
                          "4:\n" \
                          ROWS4("sqrdmulh", "v5.4s") \
-                         /* rounding shift right, ties away from zero: negatives less one first */ \
+                         /* rounding shift right, ties away from zero: negatives less one */ \
+                         /* first (one ssra where every column shifts right) */ \
+                         "ldr w14, [%[e], #48]\n" \
+                         "cbz w14, 5f\n" \
+                         ROWS4_SSRA \
+                         "b 6f\n" \
+                         "5:\n" \
                          "and v8.16b, v0.16b, v6.16b\n" "and v9.16b, v1.16b, v6.16b\n" \
                          "and v10.16b, v2.16b, v6.16b\n" "and v11.16b, v3.16b, v6.16b\n" \
-                         "add x9, %[e], #32\n" \
                          "sshr v8.4s, v8.4s, #31\n" "sshr v9.4s, v9.4s, #31\n" \
                          "sshr v10.4s, v10.4s, #31\n" "sshr v11.4s, v11.4s, #31\n" \
-                         "ld1r {v7.4s}, [x9], #4\n" \
                          "sqadd v0.4s, v0.4s, v8.4s\n" "sqadd v1.4s, v1.4s, v9.4s\n" \
                          "sqadd v2.4s, v2.4s, v10.4s\n" "sqadd v3.4s, v3.4s, v11.4s\n" \
+                         "6:\n" \
+                         "add x9, %[e], #32\n" \
+                         "ld1r {v7.4s}, [x9], #4\n" \
                          "ld1r {v4.4s}, [x9], #4\n" \
                          ROWS4("srshl", "v6.4s") \
                          "ld1r {v5.4s}, [x9]\n" \
@@ -251,43 +262,44 @@ DEFINE_TILES(wide_u8_tiles, WIDE_U8_BLOCK, "uaddlp", "uadalp")
 typedef void (*tiles_fn)(const uint8_t *a, int64_t lda, const uint8_t *panel, int64_t blocks,
                          const int32_t *row_term, const tile_epilogue *e, uint8_t *c, int64_t ldc, int64_t tiles);
 
-/* A panel: its whole 4 x 4 tiles in one call; a tile cut by the end of C
- * computes into a buffer and copies what C holds: with 4 rows or more it is
- * moved up to end at the last row (recomputing rows before it), a single
- * row is read four times, and 2 or 3 rows are copied apart first. */
-static inline __attribute__((always_inline)) void panel_x4(const tp_tfl_qpanel *p, tiles_fn tiles)
+/* A panel: its whole mr x nr tiles in one call; a tile cut by the end of C
+ * computes into a buffer and copies what C holds: with mr rows or more it
+ * is moved up to end at the last row (recomputing rows before it), a single
+ * row is read mr times, and fewer rows than mr are copied apart first. */
+static inline __attribute__((always_inline)) void panel_tiles(const tp_tfl_qpanel *p, tiles_fn tiles, int mr, int nr)
 {
-    const tile_epilogue e = {p->col_term, p->mantissa, p->left, p->right, p->out_zero, p->lo, p->hi, p->shift_left};
-    const int64_t whole = p->cols == 4 ? p->rows / 4 : 0;
+    const tile_epilogue e = {p->col_term, p->mantissa, p->left, p->right, p->out_zero, p->lo, p->hi, p->shift_left,
+                             p->all_right};
+    const int64_t whole = p->cols == nr ? p->rows / mr : 0;
     if (whole > 0)
         tiles(p->a, p->lda, p->panel, p->blocks, p->row_term, &e, p->c, p->ldc, whole);
-    for (int64_t r0 = 4 * whole; r0 < p->rows; r0 += 4) {
-        const int rows = p->rows - r0 < 4 ? (int)(p->rows - r0) : 4;
-        const int64_t first = p->rows >= 4 ? r0 + rows - 4 : 0; /* the tile's first row */
-        uint8_t codes[16], *copy = NULL;
+    for (int64_t r0 = mr * whole; r0 < p->rows; r0 += mr) {
+        const int rows = p->rows - r0 < mr ? (int)(p->rows - r0) : mr;
+        const int64_t first = p->rows >= mr ? r0 + rows - mr : 0; /* the tile's first row */
+        uint8_t codes[TP_TFL_QGEMM_MAX_MR * 8], *copy = NULL;
         const uint8_t *a = p->a + first * p->lda;
         int64_t lda = p->rows == 1 ? 0 : p->lda;
-        int32_t row_term[4] = {0};
-        if (p->rows == 2 || p->rows == 3) {
+        int32_t row_term[TP_TFL_QGEMM_MAX_MR] = {0};
+        if (p->rows > 1 && p->rows < mr) {
             const int64_t bytes = 16 * p->blocks;
-            if (!(copy = calloc(4, (size_t)bytes)))
+            if (!(copy = calloc((size_t)mr, (size_t)bytes)))
                 abort(); /* a few KB; nothing sensible remains */
             for (int r = 0; r < p->rows; r++)
                 memcpy(copy + r * bytes, p->a + r * p->lda, (size_t)bytes);
             a = copy, lda = bytes;
         }
-        for (int r = 0; p->row_term && r < 4; r++)
+        for (int r = 0; p->row_term && r < mr; r++)
             row_term[r] = p->row_term[first + (first + r < p->rows ? r : 0)];
-        tiles(a, lda, p->panel, p->blocks, p->row_term ? row_term : NULL, &e, codes, 4, 1);
+        tiles(a, lda, p->panel, p->blocks, p->row_term ? row_term : NULL, &e, codes, nr, 1);
         const int skip = (int)(r0 - first);
-        tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, codes + 4 * skip, 4);
+        tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, codes + nr * skip, nr);
         free(copy);
     }
 }
 
-static void panel_pair(const tp_tfl_qpanel *p) { panel_x4(p, pair_tiles); }
-static void panel_wide_s8(const tp_tfl_qpanel *p) { panel_x4(p, wide_s8_tiles); }
-static void panel_wide_u8(const tp_tfl_qpanel *p) { panel_x4(p, wide_u8_tiles); }
+static void panel_pair(const tp_tfl_qpanel *p) { panel_tiles(p, pair_tiles, 4, 4); }
+static void panel_wide_s8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_s8_tiles, 4, 4); }
+static void panel_wide_u8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_u8_tiles, 4, 4); }
 
 #else
 enum { MR = 2 };
@@ -381,68 +393,145 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
                                             false};
 
 #if defined(TP_TFL_QGEMM_DOT)
-/* ---- dot: 8 x 8, sdot/udot by lane ---- */
+/* ---- dot: 8 x 8, sdot/udot by lane, in assembly like the 4 x 4 tiles ----
+ * Registers: rows of A x9-x16 (offset x17), panel x0, blocks x1; A in v0-v7,
+ * B v8-v11, the accumulator of row r in v(16 + 2r) (columns 0-3) and
+ * v(17 + 2r) (4-7), started at the column terms. The epilogue's steps run
+ * over all sixteen accumulators (the out-of-order A76 has them all in
+ * flight); where every column shifts right, the rounding shift's fixup is
+ * one instruction (ssra: x + (x >> 31); sqrdmulh never gives INT32_MIN,
+ * so it cannot wrap). */
+#define ACC16(OP, X0, X1) \
+    OP " v16.4s, v16.4s, " X0 "\n" OP " v17.4s, v17.4s, " X1 "\n" OP " v18.4s, v18.4s, " X0 "\n" \
+    OP " v19.4s, v19.4s, " X1 "\n" OP " v20.4s, v20.4s, " X0 "\n" OP " v21.4s, v21.4s, " X1 "\n" \
+    OP " v22.4s, v22.4s, " X0 "\n" OP " v23.4s, v23.4s, " X1 "\n" OP " v24.4s, v24.4s, " X0 "\n" \
+    OP " v25.4s, v25.4s, " X1 "\n" OP " v26.4s, v26.4s, " X0 "\n" OP " v27.4s, v27.4s, " X1 "\n" \
+    OP " v28.4s, v28.4s, " X0 "\n" OP " v29.4s, v29.4s, " X1 "\n" OP " v30.4s, v30.4s, " X0 "\n" \
+    OP " v31.4s, v31.4s, " X1 "\n"
+/* row r's two accumulators OP= X(r) */
+#define ROW_ADD(R, A0, A1) "add v" #A0 ".4s, v" #A0 ".4s, v" #R ".4s\n" "add v" #A1 ".4s, v" #A1 ".4s, v" #R ".4s\n"
+/* group G of 4 depth: the 8 rows' lane G with the columns in B0 and B1 */
+#define DOT8(OP, G, B0, B1) \
+    OP " v16.4s, v" #B0 ".16b, v0.4b[" #G "]\n" OP " v17.4s, v" #B1 ".16b, v0.4b[" #G "]\n" \
+    OP " v18.4s, v" #B0 ".16b, v1.4b[" #G "]\n" OP " v19.4s, v" #B1 ".16b, v1.4b[" #G "]\n" \
+    OP " v20.4s, v" #B0 ".16b, v2.4b[" #G "]\n" OP " v21.4s, v" #B1 ".16b, v2.4b[" #G "]\n" \
+    OP " v22.4s, v" #B0 ".16b, v3.4b[" #G "]\n" OP " v23.4s, v" #B1 ".16b, v3.4b[" #G "]\n" \
+    OP " v24.4s, v" #B0 ".16b, v4.4b[" #G "]\n" OP " v25.4s, v" #B1 ".16b, v4.4b[" #G "]\n" \
+    OP " v26.4s, v" #B0 ".16b, v5.4b[" #G "]\n" OP " v27.4s, v" #B1 ".16b, v5.4b[" #G "]\n" \
+    OP " v28.4s, v" #B0 ".16b, v6.4b[" #G "]\n" OP " v29.4s, v" #B1 ".16b, v6.4b[" #G "]\n" \
+    OP " v30.4s, v" #B0 ".16b, v7.4b[" #G "]\n" OP " v31.4s, v" #B1 ".16b, v7.4b[" #G "]\n"
+/* rounding shift's fixup, general form, for rows R0..R0+3 (accumulators from A) */
+#define FIXUP8(A0, A1, A2, A3, A4, A5, A6, A7) \
+    "and v0.16b, v" #A0 ".16b, v10.16b\n" "and v1.16b, v" #A1 ".16b, v11.16b\n" \
+    "and v2.16b, v" #A2 ".16b, v10.16b\n" "and v3.16b, v" #A3 ".16b, v11.16b\n" \
+    "and v4.16b, v" #A4 ".16b, v10.16b\n" "and v5.16b, v" #A5 ".16b, v11.16b\n" \
+    "and v6.16b, v" #A6 ".16b, v10.16b\n" "and v7.16b, v" #A7 ".16b, v11.16b\n" \
+    "sshr v0.4s, v0.4s, #31\n" "sshr v1.4s, v1.4s, #31\n" "sshr v2.4s, v2.4s, #31\n" "sshr v3.4s, v3.4s, #31\n" \
+    "sshr v4.4s, v4.4s, #31\n" "sshr v5.4s, v5.4s, #31\n" "sshr v6.4s, v6.4s, #31\n" "sshr v7.4s, v7.4s, #31\n" \
+    "sqadd v" #A0 ".4s, v" #A0 ".4s, v0.4s\n" "sqadd v" #A1 ".4s, v" #A1 ".4s, v1.4s\n" \
+    "sqadd v" #A2 ".4s, v" #A2 ".4s, v2.4s\n" "sqadd v" #A3 ".4s, v" #A3 ".4s, v3.4s\n" \
+    "sqadd v" #A4 ".4s, v" #A4 ".4s, v4.4s\n" "sqadd v" #A5 ".4s, v" #A5 ".4s, v5.4s\n" \
+    "sqadd v" #A6 ".4s, v" #A6 ".4s, v6.4s\n" "sqadd v" #A7 ".4s, v" #A7 ".4s, v7.4s\n"
+#define SSRA16 \
+    "ssra v16.4s, v16.4s, #31\n" "ssra v17.4s, v17.4s, #31\n" "ssra v18.4s, v18.4s, #31\n" \
+    "ssra v19.4s, v19.4s, #31\n" "ssra v20.4s, v20.4s, #31\n" "ssra v21.4s, v21.4s, #31\n" \
+    "ssra v22.4s, v22.4s, #31\n" "ssra v23.4s, v23.4s, #31\n" "ssra v24.4s, v24.4s, #31\n" \
+    "ssra v25.4s, v25.4s, #31\n" "ssra v26.4s, v26.4s, #31\n" "ssra v27.4s, v27.4s, #31\n" \
+    "ssra v28.4s, v28.4s, #31\n" "ssra v29.4s, v29.4s, #31\n" "ssra v30.4s, v30.4s, #31\n" \
+    "ssra v31.4s, v31.4s, #31\n"
+/* int32 -> int16 with saturation, row r into v(r) */
+#define NARROW16 \
+    "sqxtn v0.4h, v16.4s\n" "sqxtn v1.4h, v18.4s\n" "sqxtn v2.4h, v20.4s\n" "sqxtn v3.4h, v22.4s\n" \
+    "sqxtn v4.4h, v24.4s\n" "sqxtn v5.4h, v26.4s\n" "sqxtn v6.4h, v28.4s\n" "sqxtn v7.4h, v30.4s\n" \
+    "sqxtn2 v0.8h, v17.4s\n" "sqxtn2 v1.8h, v19.4s\n" "sqxtn2 v2.8h, v21.4s\n" "sqxtn2 v3.8h, v23.4s\n" \
+    "sqxtn2 v4.8h, v25.4s\n" "sqxtn2 v5.8h, v27.4s\n" "sqxtn2 v6.8h, v29.4s\n" "sqxtn2 v7.8h, v31.4s\n"
+/* two rows of int16 to 16 codes in v(R0) (NARROW: sqxtn or sqxtun), clamped */
+#define NARROW8(NARROW, MAX, MIN, R0, R1) \
+    NARROW " v" #R0 ".8b, v" #R0 ".8h\n" NARROW "2 v" #R0 ".16b, v" #R1 ".8h\n" \
+    MAX " v" #R0 ".16b, v" #R0 ".16b, v13.16b\n" MIN " v" #R0 ".16b, v" #R0 ".16b, v14.16b\n"
+#define STORE_ROWS(V) \
+    "st1 {v" #V ".d}[0], [x6]\n" "add x6, x6, %[ldc]\n" "st1 {v" #V ".d}[1], [x6]\n" "add x6, x6, %[ldc]\n"
 
-/* acc[r][v] += B's group g (columns 4v..4v+3, 4 depth each) . row r's depth 4g..4g+3 */
-#define DOT_GROUP(DOT, CAST, g) \
-    do { \
-        const CAST b0 = CAST##_cast(vld1q_u8(panel + 32 * (g))), b1 = CAST##_cast(vld1q_u8(panel + 32 * (g) + 16)); \
-        UNROLL for (int r = 0; r < 8; r++) { \
-            acc[r][0] = DOT(acc[r][0], b0, CAST##_cast(a[r]), g); \
-            acc[r][1] = DOT(acc[r][1], b1, CAST##_cast(a[r]), g); \
-        } \
-    } while (0)
-
-#define int8x16_t_cast vreinterpretq_s8_u8
-#define uint8x16_t_cast(x) (x)
-
-#define DEFINE_DOT_PANEL(NAME, ACC, DOT, CAST, TO_S32, IS_INT8) \
-    __attribute__((target("arch=armv8.2-a+dotprod"))) static void NAME(const tp_tfl_qpanel *p) \
+#define DEFINE_DOT_TILES(NAME, OP, NARROW, MAX, MIN) \
+    __attribute__((target("arch=armv8.2-a+dotprod"))) static void NAME( \
+        const uint8_t *a, int64_t lda, const uint8_t *panel, int64_t blocks, const int32_t *row_term, \
+        const tile_epilogue *e, uint8_t *c, int64_t ldc, int64_t tiles) \
     { \
-        const epilogue4 e0 = epilogue_at(p, 0), e1 = epilogue_at(p, 4); \
-        for (int64_t r0 = 0; r0 < p->rows; r0 += 8) { \
-            const uint8_t *rows[8]; \
-            tile_rows(p, r0, 8, rows); \
-            ACC acc[8][2]; \
-            UNROLL for (int r = 0; r < 8; r++) \
-                acc[r][0] = acc[r][1] = (ACC){0}; \
-            const uint8_t *panel = p->panel; \
-            for (int64_t blk = 0; blk < p->blocks; blk++, panel += 128) { \
-                uint8x16_t a[8]; \
-                UNROLL for (int r = 0; r < 8; r++) \
-                    a[r] = vld1q_u8(rows[r] + 16 * blk); \
-                DOT_GROUP(DOT, CAST, 0); \
-                DOT_GROUP(DOT, CAST, 1); \
-                DOT_GROUP(DOT, CAST, 2); \
-                DOT_GROUP(DOT, CAST, 3); \
-            } \
-            uint8x8_t codes[8]; \
-            UNROLL for (int r = 0; r < 8; r++) \
-                codes[r] = codes8(rescale(TO_S32(acc[r][0]), p, r0 + r, &e0), \
-                                  rescale(TO_S32(acc[r][1]), p, r0 + r, &e1), IS_INT8, p); \
-            store_8cols(p, r0, codes); \
-        } \
+        __asm__ volatile("0:\n" \
+                         "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
+                         "add x12, x11, %[lda]\n" "add x13, x12, %[lda]\n" "add x14, x13, %[lda]\n" \
+                         "add x15, x14, %[lda]\n" "add x16, x15, %[lda]\n" \
+                         "mov x0, %[panel]\n" "mov x1, %[blocks]\n" "mov x17, #0\n" \
+                         "ldp x2, x3, [%[e]]\n" \
+                         "ldp q8, q9, [x2]\n" \
+                         "mov v16.16b, v8.16b\n" "mov v17.16b, v9.16b\n" "mov v18.16b, v8.16b\n" \
+                         "mov v19.16b, v9.16b\n" "mov v20.16b, v8.16b\n" "mov v21.16b, v9.16b\n" \
+                         "mov v22.16b, v8.16b\n" "mov v23.16b, v9.16b\n" "mov v24.16b, v8.16b\n" \
+                         "mov v25.16b, v9.16b\n" "mov v26.16b, v8.16b\n" "mov v27.16b, v9.16b\n" \
+                         "mov v28.16b, v8.16b\n" "mov v29.16b, v9.16b\n" "mov v30.16b, v8.16b\n" \
+                         "mov v31.16b, v9.16b\n" \
+                         "1:\n" \
+                         "ldr q0, [x9, x17]\n" "ldr q1, [x10, x17]\n" "ldr q2, [x11, x17]\n" \
+                         "ldr q3, [x12, x17]\n" "ldr q4, [x13, x17]\n" "ldr q5, [x14, x17]\n" \
+                         "ldr q6, [x15, x17]\n" "ldr q7, [x16, x17]\n" \
+                         "ldp q8, q9, [x0]\n" "ldp q10, q11, [x0, #32]\n" \
+                         DOT8(OP, 0, 8, 9) \
+                         "ldp q8, q9, [x0, #64]\n" \
+                         DOT8(OP, 1, 10, 11) \
+                         "ldp q10, q11, [x0, #96]\n" \
+                         DOT8(OP, 2, 8, 9) \
+                         "add x17, x17, #16\n" "add x0, x0, #128\n" "subs x1, x1, #1\n" \
+                         DOT8(OP, 3, 10, 11) \
+                         "b.ne 1b\n" \
+                         "cbz %[row_term], 2f\n" \
+                         "ld1r {v0.4s}, [%[row_term]], #4\n" "ld1r {v1.4s}, [%[row_term]], #4\n" \
+                         "ld1r {v2.4s}, [%[row_term]], #4\n" "ld1r {v3.4s}, [%[row_term]], #4\n" \
+                         "ld1r {v4.4s}, [%[row_term]], #4\n" "ld1r {v5.4s}, [%[row_term]], #4\n" \
+                         "ld1r {v6.4s}, [%[row_term]], #4\n" "ld1r {v7.4s}, [%[row_term]], #4\n" \
+                         ROW_ADD(0, 16, 17) ROW_ADD(1, 18, 19) ROW_ADD(2, 20, 21) ROW_ADD(3, 22, 23) \
+                         ROW_ADD(4, 24, 25) ROW_ADD(5, 26, 27) ROW_ADD(6, 28, 29) ROW_ADD(7, 30, 31) \
+                         "2:\n" \
+                         "ldr w4, [%[e], #44]\n" \
+                         "cbz w4, 3f\n" \
+                         "ldr x5, [%[e], #16]\n" "ldp q8, q9, [x5]\n" \
+                         ACC16("sshl", "v8.4s", "v9.4s") \
+                         "3:\n" \
+                         "ldp q8, q9, [x3]\n" \
+                         "ldr x5, [%[e], #24]\n" "ldp q10, q11, [x5]\n" \
+                         ACC16("sqrdmulh", "v8.4s", "v9.4s") \
+                         "ldr w4, [%[e], #48]\n" \
+                         "cbz w4, 4f\n" \
+                         SSRA16 \
+                         "b 5f\n" \
+                         "4:\n" \
+                         FIXUP8(16, 17, 18, 19, 20, 21, 22, 23) FIXUP8(24, 25, 26, 27, 28, 29, 30, 31) \
+                         "5:\n" \
+                         ACC16("srshl", "v10.4s", "v11.4s") \
+                         "add x5, %[e], #32\n" \
+                         "ld1r {v12.4s}, [x5], #4\n" "ld1r {v13.16b}, [x5]\n" "add x5, x5, #4\n" "ld1r {v14.16b}, [x5]\n" \
+                         ACC16("add", "v12.4s", "v12.4s") \
+                         NARROW16 \
+                         NARROW8(NARROW, MAX, MIN, 0, 1) NARROW8(NARROW, MAX, MIN, 2, 3) \
+                         NARROW8(NARROW, MAX, MIN, 4, 5) NARROW8(NARROW, MAX, MIN, 6, 7) \
+                         "mov x6, %[c]\n" \
+                         STORE_ROWS(0) STORE_ROWS(2) STORE_ROWS(4) STORE_ROWS(6) \
+                         "mov %[c], x6\n" \
+                         "add %[a], %[a], %[lda], lsl #3\n" \
+                         "subs %[tiles], %[tiles], #1\n" \
+                         "b.ne 0b\n" \
+                         : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term) \
+                         : [lda] "r"(lda), [panel] "r"(panel), [blocks] "r"(blocks), [e] "r"(e), [ldc] "r"(ldc) \
+                         : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", \
+                           "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", \
+                           "v25", "v26", "v27", "v28", "v29", "v30", "v31", "x0", "x1", "x2", "x3", "x4", "x5", \
+                           "x6", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "cc", "memory"); \
     }
 
-/* The 8 x 8 codes of a tile (a row each) into C at row r0. */
-static inline void store_8cols(const tp_tfl_qpanel *p, int64_t r0, const uint8x8_t *codes)
-{
-    uint8_t *c = p->c + r0 * p->ldc;
-    const int rows = p->rows - r0 < 8 ? (int)(p->rows - r0) : 8;
-    if (rows == 8 && p->cols == 8) {
-        for (int r = 0; r < 8; r++)
-            vst1_u8(c + r * p->ldc, codes[r]);
-        return;
-    }
-    uint8_t buffer[8 * 8];
-    for (int r = 0; r < 8; r++)
-        vst1_u8(buffer + 8 * r, codes[r]);
-    tp_tfl_qtile_store(c, p->ldc, rows, p->cols, buffer, 8);
-}
+DEFINE_DOT_TILES(dot_s8_tiles, "sdot", "sqxtn", "smax", "smin")
+DEFINE_DOT_TILES(dot_u8_tiles, "udot", "sqxtun", "umax", "umin")
 
-#define as_s32(x) (x)
-DEFINE_DOT_PANEL(panel_dot_s8, int32x4_t, vdotq_laneq_s32, int8x16_t, as_s32, true)
-DEFINE_DOT_PANEL(panel_dot_u8, uint32x4_t, vdotq_laneq_u32, uint8x16_t, vreinterpretq_s32_u32, false)
+static void panel_dot_s8(const tp_tfl_qpanel *p) { panel_tiles(p, dot_s8_tiles, 8, 8); }
+static void panel_dot_u8(const tp_tfl_qpanel *p) { panel_tiles(p, dot_u8_tiles, 8, 8); }
 
 static bool has_dot(void) { return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0; }
 

@@ -20,18 +20,30 @@ static uint32_t state = 99;
 static uint32_t next(void) { return state = state * 1664525u + 1013904223u; }
 static int32_t uniform(int32_t lo, int32_t hi) { return lo + (int32_t)((next() >> 8) % (uint32_t)(hi - lo + 1)); }
 
-/* One product of m rows, `depth` deep, n columns. */
+/* A code of the type: any (spread 0), else within spread of center. */
+static uint8_t code_near(bool is_int8, int32_t center, int32_t spread, bool hold_min)
+{
+    const int32_t lo = is_int8 ? (hold_min ? -128 : -127) : 0, hi = is_int8 ? 127 : 255;
+    if (!spread)
+        return (uint8_t)uniform(lo, hi);
+    const int32_t v = center + uniform(-spread, spread);
+    return (uint8_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+/* One product of m rows, `depth` deep, n columns. With ties, the codes lie
+ * within 6 of the zero points, the biases within 40 and the factors are
+ * 2^-1 ... 2^-5: most outputs meet a tie of the rescale, both signs. */
 static void check_kernel(const tp_tfl_qgemm_kernel *k, bool is_int8, int64_t m, int64_t depth, int64_t n,
-                         bool hold_min)
+                         bool hold_min, bool ties)
 {
     const int64_t row_bytes = tp_tfl_qgemm_row_bytes(depth), lda = row_bytes + 16 * uniform(0, 1);
     uint8_t *a = malloc((size_t)(m * lda)), *w = malloc((size_t)(n * depth));
-    for (int64_t i = 0; i < m * lda; i++)
-        a[i] = (uint8_t)uniform(0, 255);
-    for (int64_t i = 0; i < n * depth; i++)
-        w[i] = (uint8_t)(is_int8 && !hold_min ? uniform(-127, 127) : uniform(0, 255));
     const int32_t lo_code = is_int8 ? -128 : 0, hi_code = is_int8 ? 127 : 255;
     const int32_t za = uniform(lo_code, hi_code), zb = is_int8 && uniform(0, 1) ? 0 : uniform(lo_code, hi_code);
+    for (int64_t i = 0; i < m * lda; i++)
+        a[i] = code_near(is_int8, za, ties ? 6 : 0, true);
+    for (int64_t i = 0; i < n * depth; i++)
+        w[i] = code_near(is_int8, zb, ties ? 6 : 0, hold_min);
     const int32_t zo = uniform(lo_code, hi_code);
     int32_t lo = lo_code, hi = hi_code;
     if (uniform(0, 1)) {
@@ -46,8 +58,14 @@ static void check_kernel(const tp_tfl_qgemm_kernel *k, bool is_int8, int64_t m, 
     tp_tfl_qgemm_pack(k, w, depth, n, packed);
     const double typical = 40.0 * sqrt((double)depth) * 100.0;
     for (int64_t j = 0; j < n; j++) {
-        bias[j] = uniform(0, 7) == 0 ? (int32_t)next() : uniform(-100000, 100000);
-        const double real = uniform(0, 5) == 0 ? exp2(uniform(-40, 8)) : exp2(uniform(-300, 300) / 100.0) * 60.0 / typical;
+        bias[j] = ties ? uniform(-40, 40) : uniform(0, 7) == 0 ? (int32_t)next() : uniform(-100000, 100000);
+        /* mostly factors that keep outputs inside the codes; a third of them
+         * powers of two (so the rescale meets ties), some far smaller or larger */
+        const int kind = uniform(0, 5);
+        const double real = ties        ? exp2(-uniform(1, 5))
+                            : kind == 0 ? exp2(uniform(-40, 8))
+                            : kind <= 2 ? exp2(round(log2(60.0 / typical)))
+                                        : exp2(uniform(-300, 300) / 100.0) * 60.0 / typical;
         CHECK(tp_tfl_quantize_multiplier(real, &rescale[j]));
         mantissa[j] = rescale[j].mantissa;
         left[j] = rescale[j].shift > 0 ? rescale[j].shift : 0;
@@ -97,9 +115,11 @@ static void test_every_kernel_matches_the_reference(void)
                     continue;
                 checked++;
                 for (int trial = 0; trial < 30; trial++)
-                    check_kernel(kernels[i], is_int8, uniform(1, 21), uniform(1, 70), uniform(1, 45), hold_min);
-                check_kernel(kernels[i], is_int8, 9, 1152, 37, hold_min); /* deep: sums past 16 bits */
-                check_kernel(kernels[i], is_int8, 64, 32, 96, hold_min);  /* whole tiles only */
+                    check_kernel(kernels[i], is_int8, uniform(1, 21), uniform(1, 70), uniform(1, 45), hold_min,
+                                 trial % 3 == 0);
+                check_kernel(kernels[i], is_int8, 9, 1152, 37, hold_min, false); /* deep: sums past 16 bits */
+                check_kernel(kernels[i], is_int8, 64, 32, 96, hold_min, false);  /* whole tiles only */
+                check_kernel(kernels[i], is_int8, 64, 3, 96, hold_min, true);
             }
 #if defined(__ARM_NEON) || defined(__AVX2__)
     CHECK(checked >= 4); /* SIMD variants besides plain C's two */
