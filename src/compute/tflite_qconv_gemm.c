@@ -119,6 +119,17 @@ typedef struct gemm_job {
     int failed;
 } gemm_job;
 
+/* n bytes from src to dst: a loop for the few channels of a first layer
+ * (a call per tap costs more than the copy), else memcpy. */
+static inline void copy_taps(uint8_t *dst, const uint8_t *src, int64_t n)
+{
+    if (n <= 8)
+        for (int64_t i = 0; i < n; i++)
+            dst[i] = src[i];
+    else
+        memcpy(dst, src, (size_t)n);
+}
+
 /* Output pixel `row`'s taps into dst (row_bytes: padding taps the input
  * zero point, then zeros past the depth). */
 static void gather_row(const gemm_job *job, int64_t row, uint8_t *dst)
@@ -128,12 +139,13 @@ static void gather_row(const gemm_job *job, int64_t row, uint8_t *dst)
     uint8_t *start = dst;
     for (int64_t ky = 0; ky < p->window_h; ky++) {
         const int64_t y = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+        const uint8_t *in_row = job->input + (b * p->in_h + y) * p->in_w * p->in_c;
         for (int64_t kx = 0; kx < p->window_w; kx++, dst += p->in_c) {
             const int64_t x = ox * p->stride_w - p->pad_left + kx * p->dilation_w;
             if (y < 0 || y >= p->in_h || x < 0 || x >= p->in_w)
                 memset(dst, (uint8_t)job->q->input_zero, (size_t)p->in_c);
             else
-                memcpy(dst, job->input + ((b * p->in_h + y) * p->in_w + x) * p->in_c, (size_t)p->in_c);
+                copy_taps(dst, in_row + x * p->in_c, p->in_c);
         }
     }
     memset(dst, 0, (size_t)(job->row_bytes - (dst - start)));

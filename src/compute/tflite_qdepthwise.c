@@ -363,28 +363,53 @@ static void pixel_tail(const dw_job *job, const uint8_t *const *taps, int64_t nt
     }
 }
 
+/* One output pixel's tap pointers: its input pixels, or the row of zero
+ * points where a tap falls outside the image (rows: the window's input
+ * rows, NULL outside). */
+static void pixel_taps(const tp_window_params *p, const uint8_t *const *rows, int64_t ox, const uint8_t *pad,
+                       const uint8_t **taps)
+{
+    for (int64_t kx = 0; kx < p->window_w; kx++) {
+        const int64_t x = ox * p->stride_w - p->pad_left + kx * p->dilation_w;
+        const bool inside = x >= 0 && x < p->in_w;
+        for (int64_t ky = 0; ky < p->window_h; ky++)
+            taps[ky * p->window_w + kx] = inside && rows[ky] ? rows[ky] + x * p->in_c : pad;
+    }
+}
+
 static void dw_rows(void *arg, int64_t begin, int64_t end)
 {
     dw_job *job = arg;
     const tp_window_params *p = &job->q->geo;
     const int64_t ntaps = p->window_h * p->window_w, whole = p->out_c / 16 * 16;
-    const uint8_t **taps = malloc(sizeof *taps * (size_t)ntaps);
+    const uint8_t **taps = malloc(sizeof *taps * (size_t)(ntaps + p->window_h));
     if (!taps) {
         __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
         return;
     }
+    const uint8_t **rows = taps + ntaps;
+    /* output columns whose window lies inside the image's width */
+    const int64_t span = (p->window_w - 1) * p->dilation_w;
+    int64_t first = (p->pad_left + p->stride_w - 1) / p->stride_w, last = p->out_w;
+    if (p->in_w - 1 - span + p->pad_left < 0)
+        last = first;
+    else if ((p->in_w - 1 - span + p->pad_left) / p->stride_w + 1 < last)
+        last = (p->in_w - 1 - span + p->pad_left) / p->stride_w + 1;
     for (int64_t row = begin; row < end; row++) {
         const int64_t b = row / p->out_h, oy = row % p->out_h;
+        bool rows_inside = true;
+        for (int64_t ky = 0; ky < p->window_h; ky++) {
+            const int64_t y = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+            rows[ky] = y < 0 || y >= p->in_h ? NULL : job->input + (b * p->in_h + y) * p->in_w * p->in_c;
+            rows_inside = rows_inside && rows[ky];
+        }
         for (int64_t ox = 0; ox < p->out_w; ox++) {
-            for (int64_t ky = 0, t = 0; ky < p->window_h; ky++) {
-                const int64_t y = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
-                for (int64_t kx = 0; kx < p->window_w; kx++, t++) {
-                    const int64_t x = ox * p->stride_w - p->pad_left + kx * p->dilation_w;
-                    taps[t] = y < 0 || y >= p->in_h || x < 0 || x >= p->in_w
-                                  ? job->d->pad_row
-                                  : job->input + ((b * p->in_h + y) * p->in_w + x) * p->in_c;
-                }
-            }
+            /* recomputed at the borders, stepped along inside the image */
+            if (!rows_inside || ox <= first || ox >= last)
+                pixel_taps(p, rows, ox, job->d->pad_row, taps);
+            else
+                for (int64_t t = 0; t < ntaps; t++)
+                    taps[t] += p->stride_w * p->in_c;
             uint8_t *out = job->output + (row * p->out_w + ox) * p->out_c;
 #if defined(__aarch64__)
             if (job->d->blocks && whole > 0)
