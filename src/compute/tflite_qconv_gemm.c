@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/derived.h"
 
 static int64_t round16(int64_t n) { return (n + 15) / 16 * 16; }
 
@@ -25,29 +24,6 @@ static bool holds_min(const tp_tflite_qconv *q, const void *filter, int64_t coun
         if (w[i] == 0x80)
             return true;
     return false;
-}
-
-typedef struct pack_arg {
-    const tp_tfl_qgemm_kernel *kernel;
-    const void *filter;
-    int64_t depth, n;
-} pack_arg;
-
-static bool pack(void *arg, void *buffer)
-{
-    const pack_arg *p = arg;
-    tp_tfl_qgemm_pack(p->kernel, p->filter, p->depth, p->n, buffer);
-    return true;
-}
-
-/* The packed weights in a new 64-byte aligned buffer (NULL if out of memory). */
-static void *pack_new(const pack_arg *arg)
-{
-    const int64_t bytes = tp_tfl_qgemm_packed_bytes(arg->kernel, arg->depth, arg->n);
-    void *buffer = aligned_alloc(64, (size_t)(bytes + 63) / 64 * 64);
-    if (buffer)
-        pack((void *)arg, buffer);
-    return buffer;
 }
 
 /* col_term[j] = bias[j] - za colsum[j] + depth za zb (wrapping), 0 past n. */
@@ -82,10 +58,7 @@ bool tp_tflite_qconv_gemm_plan(tp_tflite_qconv_gemm *g, const tp_tflite_qconv *q
     }
     if (!filter)
         return true;
-    pack_arg arg = {g->kernel, filter, g->depth, n};
-    g->packed = tp_graph_derived(graph, owner, tp_tfl_qgemm_kernel_name(g->kernel), g->depth,
-                                 (size_t)tp_tfl_qgemm_packed_bytes(g->kernel, g->depth, n), pack, &arg);
-    if (!g->packed && !(g->packed = g->owned = pack_new(&arg)))
+    if (!(g->packed = tp_tfl_qgemm_pack_for_graph(g->kernel, graph, owner, filter, g->depth, n, g->depth, 1, &g->owned)))
         return false;
     if (bias_known) {
         if (!(g->col_term = malloc(sizeof(int32_t) * (size_t)padded)))
@@ -194,11 +167,9 @@ bool tp_tflite_qconv_gemm_run(const tp_tflite_qconv *q, const tp_tflite_qconv_ge
     job.in_place = input_is_a(p) && g->depth % TP_TFL_QGEMM_DEPTH_STEP == 0;
     void *packed_now = NULL;
     int32_t *col_term = NULL;
-    if (!job.packed) {
-        const pack_arg arg = {g->kernel, filter, g->depth, n};
-        if (!(job.packed = packed_now = pack_new(&arg)))
-            return false;
-    }
+    if (!job.packed && !(job.packed = tp_tfl_qgemm_pack_for_graph(g->kernel, NULL, NULL, filter, g->depth, n, g->depth,
+                                                                   1, &packed_now)))
+        return false;
     if (!g->col_term) {
         if (!(col_term = malloc(sizeof(int32_t) * (size_t)round16(n)))) {
             free(packed_now);
@@ -207,7 +178,7 @@ bool tp_tflite_qconv_gemm_run(const tp_tflite_qconv *q, const tp_tflite_qconv_ge
         make_col_terms(q, g, job.packed, col_term);
     }
     job.out = (tp_tfl_qgemm_out){g->col_term ? g->col_term : col_term, g->mantissa, g->left, g->right,
-                                 q->filter_zero, q->output_zero, q->act_min, q->act_max};
+                                 q->filter_zero, q->output_zero, q->act_min, q->act_max, false};
     /* chunks of rows whose taps fit in about 16 KB; columns cut too when
      * rows are too few to give each thread four tasks */
     int64_t chunk = 16384 / job.row_bytes / 8 * 8;

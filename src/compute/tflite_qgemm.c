@@ -4,9 +4,11 @@
  * convolution). */
 #include "compute/tflite_qgemm_kernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "compute/tflite_qconv.h"
+#include "graph/derived.h"
 
 /* ---- the plain C variant: 4 x 4 tiles, any codes ---- */
 
@@ -24,15 +26,19 @@ static void panel_c(const tp_tfl_qpanel *p, bool is_int8)
                     for (int k = 0; k < 16; k++)
                         acc[r][j] += (uint32_t)(code(is_int8, p->a[(r0 + r) * p->lda + 16 * blk + k]) *
                                                 code(is_int8, panel[16 * j + k]));
+        int32_t sums[4][4];
         uint8_t codes[4][4];
         for (int r = 0; r < rows; r++)
             for (int j = 0; j < 4; j++) {
                 const uint32_t row_term = p->row_term ? (uint32_t)p->row_term[r0 + r] : 0u;
-                const uint32_t sum = acc[r][j] + (uint32_t)p->col_term[j] + row_term;
+                sums[r][j] = (int32_t)(acc[r][j] + (uint32_t)p->col_term[j] + row_term);
                 const tp_tfl_multiplier m = {p->mantissa[j], p->left[j] + p->right[j]};
-                codes[r][j] = (uint8_t)tp_tflite_requantize((int32_t)sum, m, p->out_zero, p->lo, p->hi);
+                codes[r][j] = p->sums ? 0 : (uint8_t)tp_tflite_requantize(sums[r][j], m, p->out_zero, p->lo, p->hi);
             }
-        tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, &codes[0][0], 4);
+        if (p->sums)
+            tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 4, (const uint8_t *)sums, 16);
+        else
+            tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 1, &codes[0][0], 4);
     }
 }
 
@@ -43,10 +49,10 @@ static bool always(void) { return true; }
 static const tp_tfl_qgemm_kernel c_int8 = {"c int8", 4, 4, 16, true, false, panel_c_int8, always, false};
 static const tp_tfl_qgemm_kernel c_uint8 = {"c uint8", 4, 4, 16, false, false, panel_c_uint8, always, false};
 
-void tp_tfl_qtile_store(uint8_t *c, int64_t ldc, int rows, int cols, const uint8_t *codes, int stride)
+void tp_tfl_qtile_store(uint8_t *c, int64_t ldc, int rows, int cols, int size, const uint8_t *values, int stride)
 {
     for (int r = 0; r < rows; r++)
-        memcpy(c + r * ldc, codes + r * stride, (size_t)cols);
+        memcpy(c + r * ldc, values + r * stride, (size_t)(cols * size));
 }
 
 /* ---- the variants ---- */
@@ -106,7 +112,8 @@ int64_t tp_tfl_qgemm_packed_bytes(const tp_tfl_qgemm_kernel *k, int64_t depth, i
     return panels_bytes(k, depth, n) + 4 * n;
 }
 
-void tp_tfl_qgemm_pack(const tp_tfl_qgemm_kernel *k, const void *b, int64_t depth, int64_t n, void *dst)
+void tp_tfl_qgemm_pack(const tp_tfl_qgemm_kernel *k, const void *b, int64_t depth, int64_t n, int64_t col_stride,
+                       int64_t depth_stride, void *dst)
 {
     const uint8_t *w = b;
     uint8_t *panels = dst;
@@ -118,12 +125,40 @@ void tp_tfl_qgemm_pack(const tp_tfl_qgemm_kernel *k, const void *b, int64_t dept
         uint8_t *panel = panels + j / k->nr * panel_bytes(k, depth);
         const int64_t col = j % k->nr;
         for (int64_t d = 0; d < depth; d++) {
-            const uint8_t v = w[j * depth + d];
+            const uint8_t v = w[j * col_stride + d * depth_stride];
             sum += (uint32_t)code(k->is_int8, v);
             panel[d / 16 * 16 * k->nr + ((d % 16) / g * k->nr + col) * g + d % g] = v;
         }
         memcpy(&sums[j], &sum, 4);
     }
+}
+
+typedef struct pack_arg {
+    const tp_tfl_qgemm_kernel *kernel;
+    const void *b;
+    int64_t depth, n, col_stride, depth_stride;
+} pack_arg;
+
+static bool pack(void *arg, void *buffer)
+{
+    const pack_arg *p = arg;
+    tp_tfl_qgemm_pack(p->kernel, p->b, p->depth, p->n, p->col_stride, p->depth_stride, buffer);
+    return true;
+}
+
+const void *tp_tfl_qgemm_pack_for_graph(const tp_tfl_qgemm_kernel *k, const tfpi_graph *graph, const void *owner,
+                                        const void *b, int64_t depth, int64_t n, int64_t col_stride,
+                                        int64_t depth_stride, void **owned)
+{
+    pack_arg arg = {k, b, depth, n, col_stride, depth_stride};
+    const int64_t bytes = tp_tfl_qgemm_packed_bytes(k, depth, n);
+    *owned = NULL;
+    const void *packed = tp_graph_derived(graph, owner, k->name, depth * 2 + (col_stride == 1), (size_t)bytes, pack, &arg);
+    if (packed)
+        return packed;
+    if ((*owned = aligned_alloc(64, (size_t)(bytes + 63) / 64 * 64)))
+        pack(&arg, *owned);
+    return *owned;
 }
 
 int32_t tp_tfl_qgemm_col_sum(const tp_tfl_qgemm_kernel *k, const void *packed, int64_t depth, int64_t n, int64_t j)
@@ -135,20 +170,30 @@ int32_t tp_tfl_qgemm_col_sum(const tp_tfl_qgemm_kernel *k, const void *packed, i
 
 /* ---- the tiles ---- */
 
+/* The sum of a row's depth codes, in lanes over fixed blocks so that -O2
+ * vectorizes it (a scalar loop costs as much as a narrow product). */
 static int32_t row_sum(const uint8_t *row, int64_t depth, bool is_int8)
 {
-    uint32_t sum = 0;
+    enum { LANES = 32 };
+    uint32_t lanes[LANES] = {0}, sum = 0;
+    int64_t d = 0;
     if (is_int8)
-        for (int64_t d = 0; d < depth; d++)
-            sum += (uint32_t)(int8_t)row[d];
+        for (; d + LANES <= depth; d += LANES)
+            for (int j = 0; j < LANES; j++)
+                lanes[j] += (uint32_t)(int8_t)row[d + j];
     else
-        for (int64_t d = 0; d < depth; d++)
-            sum += row[d];
+        for (; d + LANES <= depth; d += LANES)
+            for (int j = 0; j < LANES; j++)
+                lanes[j] += row[d + j];
+    for (; d < depth; d++)
+        sum += is_int8 ? (uint32_t)(int8_t)row[d] : row[d];
+    for (int j = 0; j < LANES; j++)
+        sum += lanes[j];
     return (int32_t)sum;
 }
 
 void tp_tfl_qgemm_run(const tp_tfl_qgemm_kernel *k, const void *packed, int64_t depth, const uint8_t *a, int64_t lda,
-                      int64_t m, const tp_tfl_qgemm_out *out, uint8_t *c, int64_t ldc, int64_t col_begin,
+                      int64_t m, const tp_tfl_qgemm_out *out, void *c, int64_t ldc, int64_t col_begin,
                       int64_t col_end, int32_t *scratch)
 {
     const bool row_terms = out->row_zero != 0;
@@ -161,13 +206,13 @@ void tp_tfl_qgemm_run(const tp_tfl_qgemm_kernel *k, const void *packed, int64_t 
     }
     tp_tfl_qpanel p = {.a = a, .lda = lda, .rows = m, .blocks = tp_tfl_qgemm_row_bytes(depth) / 16,
                        .row_term = row_terms ? scratch : NULL, .shift_left = shift_left, .all_right = all_right, .out_zero = out->out_zero,
-                       .lo = out->lo, .hi = out->hi, .ldc = ldc};
+                       .lo = out->lo, .hi = out->hi, .sums = out->sums, .ldc = ldc * (out->sums ? 4 : 1)};
     for (int64_t j0 = col_begin; j0 < col_end; j0 += k->nr) {
         p.panel = (const uint8_t *)packed + j0 / k->nr * panel_bytes(k, depth);
         p.col_term = out->col_term + j0, p.mantissa = out->mantissa + j0;
         p.left = out->left + j0, p.right = out->right + j0;
         p.cols = (int)(col_end - j0 < k->nr ? col_end - j0 : k->nr);
-        p.c = c + j0;
+        p.c = (uint8_t *)c + j0 * (out->sums ? 4 : 1);
         k->panel(&p);
     }
 }

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "core/cpu.h"
+#include "tfpi.h"
 
 typedef struct tp_tfl_qgemm_kernel tp_tfl_qgemm_kernel;
 
@@ -51,10 +52,20 @@ static inline int64_t tp_tfl_qgemm_row_bytes(int64_t depth)
     return (depth + TP_TFL_QGEMM_DEPTH_STEP - 1) / TP_TFL_QGEMM_DEPTH_STEP * TP_TFL_QGEMM_DEPTH_STEP;
 }
 
-/* The packed weights: bytes, and packing b ([n][depth] codes of the type)
- * into dst (64-byte aligned): the panels, then the n column sums. */
+/* The packed weights: bytes, and packing b into dst (64-byte aligned): the
+ * panels, then the n column sums. Column j's code d is at
+ * b + j * col_stride + d * depth_stride: ([n][depth] codes: depth, 1; a
+ * TensorFlow filter [depth][n]: 1, n). */
 int64_t tp_tfl_qgemm_packed_bytes(const tp_tfl_qgemm_kernel *k, int64_t depth, int64_t n);
-void tp_tfl_qgemm_pack(const tp_tfl_qgemm_kernel *k, const void *b, int64_t depth, int64_t n, void *dst);
+void tp_tfl_qgemm_pack(const tp_tfl_qgemm_kernel *k, const void *b, int64_t depth, int64_t n, int64_t col_stride,
+                       int64_t depth_stride, void *dst);
+/* b packed for k once per graph (graph/derived.h; owner: the node's
+ * NodeDef), shared by its sessions; without a graph (or its memory) into a
+ * new buffer returned in *owned for the caller to free. NULL if out of
+ * memory. */
+const void *tp_tfl_qgemm_pack_for_graph(const tp_tfl_qgemm_kernel *k, const tfpi_graph *graph, const void *owner,
+                                        const void *b, int64_t depth, int64_t n, int64_t col_stride,
+                                        int64_t depth_stride, void **owned);
 /* Column j's sum of codes (what packing stored). */
 int32_t tp_tfl_qgemm_col_sum(const tp_tfl_qgemm_kernel *k, const void *packed, int64_t depth, int64_t n,
                              int64_t j);
@@ -69,13 +80,16 @@ typedef struct tp_tfl_qgemm_out {
     const int32_t *right; /* -max(-shift, 0): a shift count, <= 0 */
     int32_t row_zero;     /* zb: 0 when the weights' zero point is 0 */
     int32_t out_zero, lo, hi;
+    /* Store the int32 sums with their terms, not rescaled (TensorFlow's
+     * QuantizedConv2D and QuantizedMatMul; the rescale fields are unused). */
+    bool sums;
 } tp_tfl_qgemm_out;
 
 /* C rows [0, m), columns [col_begin, col_end) (col_begin a multiple of 16):
- * row r of A at a + r * lda, c[r][j] at c + r * ldc + j (8-bit codes).
- * scratch: m int32 values. */
+ * row r of A at a + r * lda, c[r][j] at c + r * ldc + j (8-bit codes, or
+ * int32 sums). scratch: m int32 values. */
 void tp_tfl_qgemm_run(const tp_tfl_qgemm_kernel *k, const void *packed, int64_t depth, const uint8_t *a, int64_t lda,
-                      int64_t m, const tp_tfl_qgemm_out *out, uint8_t *c, int64_t ldc, int64_t col_begin,
+                      int64_t m, const tp_tfl_qgemm_out *out, void *c, int64_t ldc, int64_t col_begin,
                       int64_t col_end, int32_t *scratch);
 
 #endif

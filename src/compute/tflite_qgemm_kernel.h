@@ -23,8 +23,9 @@ typedef struct tp_tfl_qpanel {
     bool shift_left; /* some column has left > 0 */
     bool all_right;  /* every column has right < 0 */
     int32_t out_zero, lo, hi;
+    bool sums; /* store int32 sums plus terms (tp_tfl_qgemm_out.sums) */
     uint8_t *c; /* the panel's first output */
-    int64_t ldc;
+    int64_t ldc; /* bytes */
     int cols;
 } tp_tfl_qpanel;
 
@@ -47,8 +48,8 @@ struct tp_tfl_qgemm_kernel {
 extern const tp_tfl_qgemm_kernel *const tp_tfl_qgemm_neon_kernels[];
 extern const tp_tfl_qgemm_kernel *const tp_tfl_qgemm_x86_kernels[];
 
-/* Stores a tile's codes (row r at codes + r * stride) into rows x cols
- * outputs at c (row stride ldc). */
-void tp_tfl_qtile_store(uint8_t *c, int64_t ldc, int rows, int cols, const uint8_t *codes, int stride);
+/* Stores a tile's outputs of `size` bytes each (row r at values + r *
+ * stride bytes) into rows x cols outputs at c (row stride ldc bytes). */
+void tp_tfl_qtile_store(uint8_t *c, int64_t ldc, int rows, int cols, int size, const uint8_t *values, int stride);
 
 #endif

@@ -92,7 +92,22 @@ static inline void store_4cols(const tp_tfl_qpanel *p, int64_t r0, int col, cons
     for (int i = 0; i < mr / 2; i++)
         vst1_u8(codes + 8 * i, pairs[i]);
     if (cols > 0)
-        tp_tfl_qtile_store(c, p->ldc, rows, cols, codes, 4);
+        tp_tfl_qtile_store(c, p->ldc, rows, cols, 1, codes, 4);
+}
+
+/* A tile's rows x 4 sums plus their column and row terms, as int32, into C at row r0. */
+static inline void store_sums(const tp_tfl_qpanel *p, int64_t r0, int32x4_t *rows, int mr)
+{
+    const int32x4_t col_term = vld1q_s32(p->col_term);
+    int32_t sums[TP_TFL_QGEMM_MAX_MR * 4];
+    for (int r = 0; r < mr; r++) {
+        rows[r] = vaddq_s32(rows[r], col_term);
+        if (p->row_term && r0 + r < p->rows)
+            rows[r] = vaddq_s32(rows[r], vdupq_n_s32(p->row_term[r0 + r]));
+        vst1q_s32(sums + 4 * r, rows[r]);
+    }
+    const int rows_left = p->rows - r0 < mr ? (int)(p->rows - r0) : mr;
+    tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows_left, p->cols, 4, (const uint8_t *)sums, 16);
 }
 
 /* The row pointers of the tile at r0 (rows past the end: the last row again). */
@@ -124,9 +139,10 @@ typedef struct tile_epilogue {
     const int32_t *col_term, *mantissa, *left, *right; /* 0, 8, 16, 24 */
     int32_t zero, lo, hi, shift_left;                  /* 32, 36, 40, 44 */
     int32_t all_right;                                 /* 48: every column shifts right */
+    int32_t sums;                                      /* 52: store int32 sums, not codes */
 } tile_epilogue;
 _Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, shift_left) == 44 &&
-                   offsetof(tile_epilogue, all_right) == 48,
+                   offsetof(tile_epilogue, all_right) == 48 && offsetof(tile_epilogue, sums) == 52,
                "the assembly reads these offsets");
 
 /* OP into v8-v15: rows R0 and R1 times the four columns, halves H */
@@ -206,6 +222,8 @@ _Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, sh
                          "add v0.4s, v0.4s, v8.4s\n" "add v1.4s, v1.4s, v9.4s\n" \
                          "add v2.4s, v2.4s, v10.4s\n" "add v3.4s, v3.4s, v11.4s\n" \
                          "3:\n" \
+                         "ldr w14, [%[e], #52]\n" \
+                         "cbnz w14, 7f\n" \
                          "ldr w14, [%[e], #44]\n" \
                          "cbz w14, 4f\n" \
                          "ldr q7, [x11]\n" \
@@ -245,6 +263,13 @@ _Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, sh
                          "st1 {v0.s}[2], [x10]\n" \
                          "add %[a], %[a], %[lda], lsl #2\n" \
                          "st1 {v0.s}[3], [x11]\n" \
+                         "b 8f\n" \
+                         /* the int32 sums, for TensorFlow's 8-bit ops */ \
+                         "7:\n" \
+                         "str q0, [%[c]]\n" "add %[c], %[c], %[ldc]\n" "str q1, [%[c]]\n" "add %[c], %[c], %[ldc]\n" \
+                         "str q2, [%[c]]\n" "add %[c], %[c], %[ldc]\n" "str q3, [%[c]]\n" "add %[c], %[c], %[ldc]\n" \
+                         "add %[a], %[a], %[lda], lsl #2\n" \
+                         "8:\n" \
                          "subs %[tiles], %[tiles], #1\n" \
                          "b.ne 0b\n" \
                          : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term) \
@@ -269,14 +294,15 @@ typedef void (*tiles_fn)(const uint8_t *a, int64_t lda, const uint8_t *panel, in
 static inline __attribute__((always_inline)) void panel_tiles(const tp_tfl_qpanel *p, tiles_fn tiles, int mr, int nr)
 {
     const tile_epilogue e = {p->col_term, p->mantissa, p->left, p->right, p->out_zero, p->lo, p->hi, p->shift_left,
-                             p->all_right};
+                             p->all_right, p->sums};
+    const int size = p->sums ? 4 : 1; /* bytes of an output */
     const int64_t whole = p->cols == nr ? p->rows / mr : 0;
     if (whole > 0)
         tiles(p->a, p->lda, p->panel, p->blocks, p->row_term, &e, p->c, p->ldc, whole);
     for (int64_t r0 = mr * whole; r0 < p->rows; r0 += mr) {
         const int rows = p->rows - r0 < mr ? (int)(p->rows - r0) : mr;
         const int64_t first = p->rows >= mr ? r0 + rows - mr : 0; /* the tile's first row */
-        uint8_t codes[TP_TFL_QGEMM_MAX_MR * 8], *copy = NULL;
+        uint8_t values[TP_TFL_QGEMM_MAX_MR * 8 * 4], *copy = NULL;
         const uint8_t *a = p->a + first * p->lda;
         int64_t lda = p->rows == 1 ? 0 : p->lda;
         int32_t row_term[TP_TFL_QGEMM_MAX_MR] = {0};
@@ -290,9 +316,9 @@ static inline __attribute__((always_inline)) void panel_tiles(const tp_tfl_qpane
         }
         for (int r = 0; p->row_term && r < mr; r++)
             row_term[r] = p->row_term[first + (first + r < p->rows ? r : 0)];
-        tiles(a, lda, p->panel, p->blocks, p->row_term ? row_term : NULL, &e, codes, nr, 1);
+        tiles(a, lda, p->panel, p->blocks, p->row_term ? row_term : NULL, &e, values, nr * size, 1);
         const int skip = (int)(r0 - first);
-        tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, codes + nr * skip, nr);
+        tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, size, values + nr * size * skip, nr * size);
         free(copy);
     }
 }
@@ -371,6 +397,10 @@ static inline __attribute__((always_inline)) void panel_x4(const tp_tfl_qpanel *
         tile_rows(p, r0, MR, a);
         int32x4_t rows[MR];
         loop(a, p->panel, p->blocks, rows);
+        if (p->sums) {
+            store_sums(p, r0, rows, MR);
+            continue;
+        }
         uint8x8_t pairs[MR / 2];
         UNROLL for (int i = 0; i < MR / 2; i++)
             pairs[i] = codes8(rescale(rows[2 * i], p, r0 + 2 * i, &e), rescale(rows[2 * i + 1], p, r0 + 2 * i + 1, &e),
@@ -449,6 +479,7 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
 #define NARROW8(NARROW, MAX, MIN, R0, R1) \
     NARROW " v" #R0 ".8b, v" #R0 ".8h\n" NARROW "2 v" #R0 ".16b, v" #R1 ".8h\n" \
     MAX " v" #R0 ".16b, v" #R0 ".16b, v13.16b\n" MIN " v" #R0 ".16b, v" #R0 ".16b, v14.16b\n"
+#define STORE_SUMS(V0, V1) "stp q" #V0 ", q" #V1 ", [%[c]]\n" "add %[c], %[c], %[ldc]\n"
 #define STORE_ROWS(V) \
     "st1 {v" #V ".d}[0], [x6]\n" "add x6, x6, %[ldc]\n" "st1 {v" #V ".d}[1], [x6]\n" "add x6, x6, %[ldc]\n"
 
@@ -491,6 +522,8 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
                          ROW_ADD(0, 16, 17) ROW_ADD(1, 18, 19) ROW_ADD(2, 20, 21) ROW_ADD(3, 22, 23) \
                          ROW_ADD(4, 24, 25) ROW_ADD(5, 26, 27) ROW_ADD(6, 28, 29) ROW_ADD(7, 30, 31) \
                          "2:\n" \
+                         "ldr w4, [%[e], #52]\n" \
+                         "cbnz w4, 7f\n" \
                          "ldr w4, [%[e], #44]\n" \
                          "cbz w4, 3f\n" \
                          "ldr x5, [%[e], #16]\n" "ldp q8, q9, [x5]\n" \
@@ -516,6 +549,12 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
                          "mov x6, %[c]\n" \
                          STORE_ROWS(0) STORE_ROWS(2) STORE_ROWS(4) STORE_ROWS(6) \
                          "mov %[c], x6\n" \
+                         "b 8f\n" \
+                         /* the int32 sums, for TensorFlow's 8-bit ops */ \
+                         "7:\n" \
+                         STORE_SUMS(16, 17) STORE_SUMS(18, 19) STORE_SUMS(20, 21) STORE_SUMS(22, 23) \
+                         STORE_SUMS(24, 25) STORE_SUMS(26, 27) STORE_SUMS(28, 29) STORE_SUMS(30, 31) \
+                         "8:\n" \
                          "add %[a], %[a], %[lda], lsl #3\n" \
                          "subs %[tiles], %[tiles], #1\n" \
                          "b.ne 0b\n" \

@@ -50,15 +50,19 @@ AVX2 static inline void panel_avx2(const tp_tfl_qpanel *p, bool is_int8)
                 acc[1][j] = _mm256_add_epi32(acc[1][j], _mm256_madd_epi16(x1, w));
             }
         }
+        int32_t sums[2][4];
         uint8_t codes[2][4];
         for (int r = 0; r < rows; r++)
             for (int j = 0; j < 4; j++) {
                 const uint32_t row_term = p->row_term ? (uint32_t)p->row_term[r0 + r] : 0u;
-                const uint32_t sum = (uint32_t)sum8(acc[r][j]) + (uint32_t)p->col_term[j] + row_term;
+                sums[r][j] = (int32_t)((uint32_t)sum8(acc[r][j]) + (uint32_t)p->col_term[j] + row_term);
                 const tp_tfl_multiplier m = {p->mantissa[j], p->left[j] + p->right[j]};
-                codes[r][j] = (uint8_t)tp_tflite_requantize((int32_t)sum, m, p->out_zero, p->lo, p->hi);
+                codes[r][j] = p->sums ? 0 : (uint8_t)tp_tflite_requantize(sums[r][j], m, p->out_zero, p->lo, p->hi);
             }
-        tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, &codes[0][0], 4);
+        if (p->sums)
+            tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 4, (const uint8_t *)sums, 16);
+        else
+            tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 1, &codes[0][0], 4);
     }
 }
 

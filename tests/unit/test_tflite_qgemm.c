@@ -30,6 +30,50 @@ static uint8_t code_near(bool is_int8, int32_t center, int32_t spread, bool hold
     return (uint8_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
+/* The int32 sums mode (TensorFlow's QuantizedConv2D) on the same codes,
+ * with the weights packed from their transpose ([depth][n], TensorFlow's
+ * filter layout) and zero points anywhere in int32 (TF's zero codes are
+ * unclamped), against a plain loop: sum (a - za)(b - zb) + bias, wrapping. */
+static void check_sums(const tp_tfl_qgemm_kernel *k, bool is_int8, const uint8_t *a, int64_t lda, int64_t m,
+                       int64_t depth, const uint8_t *w, int64_t n, const int32_t *bias)
+{
+    const int32_t za = uniform(0, 3) ? uniform(-300, 300) : uniform(-300000, 300000);
+    const int32_t zb = uniform(0, 3) ? uniform(-300, 300) : 70000;
+    uint8_t *transposed = malloc((size_t)(n * depth + 1));
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t d = 0; d < depth; d++)
+            transposed[d * n + j] = w[j * depth + d];
+    void *packed = aligned_alloc(64, (size_t)((tp_tfl_qgemm_packed_bytes(k, depth, n) + 63) / 64 * 64));
+    tp_tfl_qgemm_pack(k, transposed, depth, n, 1, n, packed);
+    const int64_t padded_n = (n + 15) / 16 * 16;
+    int32_t *col_term = calloc((size_t)padded_n, 4), *zeros = calloc((size_t)padded_n, 4);
+    for (int64_t j = 0; j < n; j++)
+        col_term[j] = (int32_t)((uint32_t)bias[j] - (uint32_t)za * (uint32_t)tp_tfl_qgemm_col_sum(k, packed, depth, n, j) +
+                                (uint32_t)depth * (uint32_t)za * (uint32_t)zb);
+    tp_tfl_qgemm_out out = {.col_term = col_term, .mantissa = zeros, .left = zeros, .right = zeros, .row_zero = zb,
+                            .sums = true};
+    int32_t *got = malloc(sizeof(int32_t) * (size_t)(m * n + 1)), *scratch = malloc(sizeof(int32_t) * (size_t)(m + 1));
+    tp_tfl_qgemm_run(k, packed, depth, a, lda, m, &out, got, n, 0, n, scratch);
+    int64_t bad = -1;
+    int32_t want = 0;
+    for (int64_t r = 0; r < m && bad < 0; r++)
+        for (int64_t j = 0; j < n && bad < 0; j++) {
+            uint32_t sum = (uint32_t)bias[j];
+            for (int64_t d = 0; d < depth; d++) {
+                const int64_t x = is_int8 ? (int8_t)a[r * lda + d] : a[r * lda + d];
+                const int64_t v = is_int8 ? (int8_t)w[j * depth + d] : w[j * depth + d];
+                sum += (uint32_t)((x - za) * (v - zb));
+            }
+            want = (int32_t)sum;
+            if (got[r * n + j] != want)
+                bad = r * n + j;
+        }
+    CHECK_MSG(bad < 0, "%s sums: %lld x %lld x %lld (zeros %d %d): sum %lld is %d, the loop %d",
+              tp_tfl_qgemm_kernel_name(k), (long long)m, (long long)depth, (long long)n, za, zb, (long long)bad,
+              bad >= 0 ? got[bad] : 0, want);
+    free(transposed), free(packed), free(col_term), free(zeros), free(got), free(scratch);
+}
+
 /* One product of m rows, `depth` deep, n columns. With ties, the codes lie
  * within 6 of the zero points, the biases within 40 and the factors are
  * 2^-1 ... 2^-5: most outputs meet a tie of the rescale, both signs. */
@@ -55,7 +99,7 @@ static void check_kernel(const tp_tfl_qgemm_kernel *k, bool is_int8, int64_t m, 
     int32_t *mantissa = calloc((size_t)padded_n, 4), *left = calloc((size_t)padded_n, 4), *right = calloc((size_t)padded_n, 4);
     tp_tfl_multiplier *rescale = malloc(sizeof *rescale * (size_t)n);
     void *packed = aligned_alloc(64, (size_t)((tp_tfl_qgemm_packed_bytes(k, depth, n) + 63) / 64 * 64));
-    tp_tfl_qgemm_pack(k, w, depth, n, packed);
+    tp_tfl_qgemm_pack(k, w, depth, n, depth, 1, packed);
     const double typical = 40.0 * sqrt((double)depth) * 100.0;
     for (int64_t j = 0; j < n; j++) {
         bias[j] = ties ? uniform(-40, 40) : uniform(0, 7) == 0 ? (int32_t)next() : uniform(-100000, 100000);
@@ -84,7 +128,7 @@ static void check_kernel(const tp_tfl_qgemm_kernel *k, bool is_int8, int64_t m, 
                          .act_min = lo, .act_max = hi, .bias = bias, .rescale = rescale};
     uint8_t *want = malloc((size_t)(m * n + 1)), *got = malloc((size_t)(m * n + 1));
     tp_tflite_qconv_ref(&q, dense, w, want, 0, m);
-    tp_tfl_qgemm_out out = {col_term, mantissa, left, right, zb, zo, lo, hi};
+    tp_tfl_qgemm_out out = {col_term, mantissa, left, right, zb, zo, lo, hi, false};
     int32_t *scratch = malloc(sizeof(int32_t) * (size_t)(m + 1));
     memset(got, 0xAB, (size_t)(m * n));
     /* columns in two calls, split at a multiple of 16, as tasks do */
@@ -99,6 +143,7 @@ static void check_kernel(const tp_tfl_qgemm_kernel *k, bool is_int8, int64_t m, 
     CHECK_MSG(bad < 0, "%s: %lld x %lld x %lld (zeros %d %d %d): output %lld is %d, the reference %d",
               tp_tfl_qgemm_kernel_name(k), (long long)m, (long long)depth, (long long)n, za, zb, zo, (long long)bad,
               bad >= 0 ? got[bad] : 0, bad >= 0 ? want[bad] : 0);
+    check_sums(k, is_int8, a, lda, m, depth, w, n, bias);
     free(a), free(w), free(bias), free(col_term), free(mantissa), free(left), free(right), free(rescale);
     free(packed), free(dense), free(want), free(got), free(scratch);
 }
