@@ -119,8 +119,7 @@ def mobilenet_v2():
     return b.nodes
 
 
-def main():
-    out = sys.argv[1]
+def main_to(out):
     os.makedirs(out, exist_ok=True)
     for name, make in (("mobilenet_v1_1.0_224", mobilenet_v1), ("mobilenet_v2_1.0_224", mobilenet_v2)):
         with open(os.path.join(out, name + ".int8.pb"), "wb") as f:
@@ -128,4 +127,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main_to(sys.argv[1])
