@@ -13,7 +13,8 @@
 #include <string.h>
 
 
-static int64_t round16(int64_t n) { return (n + 15) / 16 * 16; }
+/* n rounded up to 16 (at least 16: what the kernels read past n). */
+static int64_t round16(int64_t n) { return n > 0 ? (n + 15) / 16 * 16 : 16; }
 
 static bool holds_min(const tp_tflite_qconv *q, const void *filter, int64_t count)
 {

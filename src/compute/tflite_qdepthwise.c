@@ -24,7 +24,8 @@
 /* Fixed loops unrolled, so that vectors stay in registers. */
 #define UNROLL _Pragma("GCC unroll 16")
 
-static int64_t round16(int64_t n) { return (n + 15) / 16 * 16; }
+/* n rounded up to 16 (at least 16: what the kernels read past n). */
+static int64_t round16(int64_t n) { return n > 0 ? (n + 15) / 16 * 16 : 16; }
 
 /* The packed blocks of the aarch64 3 x 3 path: per 16 channels, what its
  * loop reads in order (see dw3x3_blocks). */
