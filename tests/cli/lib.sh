@@ -16,6 +16,12 @@ cli_result() { # cli_result NAME OK? DETAIL
     fi
 }
 
+# The hostile corpora's limit per case: 20 s (their bar, native and under
+# the sanitizers); qemu-user runs the ARM builds several times slower, so
+# 60 s there (the cases check messages and crashes, not speed, on ARM).
+HOSTILE_TIME_LIMIT=20
+[ -z "${QEMU:-}" ] || HOSTILE_TIME_LIMIT=60
+
 # run_tool TOOL ARGS... : runs $BIN/TOOL, output in $CLI_TMP/out and err, status in $rc.
 # With CLI_TIME_LIMIT=N set, a run is stopped after N seconds (status 124).
 run_tool() {

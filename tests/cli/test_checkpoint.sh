@@ -102,7 +102,7 @@ expect_error "unknown key" "checkpoint .*plain: key 'nope' not found" \
     inspect_checkpoint --file_name="$D/plain" --tensor_name=nope
 # (numeric tensors are printed from the mapped data file, which the budget does not count)
 # u: two strings (420 bytes in all) and a 16-byte descriptor each (8 bytes on the 32-bit targets)
-case "$TARGET" in PI | ARMV6) u_bytes=436 ;; *) u_bytes=452 ;; esac
+case "${TARGET:-linux}" in pi | armv6) u_bytes=436 ;; *) u_bytes=452 ;; esac
 expect_error "over the memory budget" "key 'u' needs $u_bytes bytes, over the memory budget of 40 bytes" \
     inspect_checkpoint --file_name="$D/strings" --tensor_name=u --max_memory=40
 expect_error "partitioned tensor over the memory budget" "key 'big' needs [0-9]+ bytes, over the memory budget of 1000 bytes" \

@@ -8,7 +8,7 @@
 # of the hostile corpora), under the sanitizers too.
 . tests/cli/lib.sh
 PY=${TFPI_PYTHON:-/usr/bin/python3}
-CLI_TIME_LIMIT=20
+CLI_TIME_LIMIT=$HOSTILE_TIME_LIMIT
 D=$CLI_TMP/sm
 if ! "$PY" tests/cli/hostile_saved_models.py "$D" 2>"$CLI_TMP/pyerr"; then
     cli_result "hostile SavedModels written" no "$(tail -n 1 "$CLI_TMP/pyerr")"

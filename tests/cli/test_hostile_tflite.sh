@@ -4,7 +4,7 @@
 # same way; none crashes, trips a sanitizer or runs past the time limit.
 . tests/cli/lib.sh
 PY=${TFPI_PYTHON:-/usr/bin/python3}
-CLI_TIME_LIMIT=20
+CLI_TIME_LIMIT=$HOSTILE_TIME_LIMIT
 
 if ! "$PY" tests/cli/hostile_tflite.py "$CLI_TMP/corpus" 2>"$CLI_TMP/pyerr"; then
     cli_result "hostile .tflite corpus written" no "$(tail -n 1 "$CLI_TMP/pyerr")"

@@ -4,7 +4,7 @@
 # sanitizer report, within the time limit.
 . tests/cli/lib.sh
 PY=${TFPI_PYTHON:-/usr/bin/python3}
-CLI_TIME_LIMIT=20
+CLI_TIME_LIMIT=$HOSTILE_TIME_LIMIT
 
 if ! "$PY" tests/cli/hostile_text.py "$CLI_TMP/corpus" >"$CLI_TMP/count" 2>"$CLI_TMP/pyerr"; then
     cli_result "hostile text graphs written" no "$(tail -n 1 "$CLI_TMP/pyerr")"
