@@ -7,7 +7,7 @@
  * holds is added (a block after the first) and the epilogue applied as
  * x * scale, + bias, clamp, each rounded. A session computes on it where
  * precision fp16 is emulated (tp_cpu_emulate_fp16: the tests, on CPUs
- * without fp16 arithmetic); it is about a hundred times slower. */
+ * without fp16 arithmetic); it is many times slower than the fp32 kernels. */
 #include "compute/binary16.h"
 #include "compute/gemm_fp16.h"
 

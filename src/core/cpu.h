@@ -67,7 +67,7 @@ tp_precision tp_cpu_precision(tp_cpu cpu, tp_precision wanted);
 
 /* For tests: while on, sessions asking for fp16 on a CPU without fp16
  * arithmetic get it, computed by the portable kernels (binary16.h: the
- * same values, about a hundred times slower) instead of falling back to
+ * same values, many times slower) instead of falling back to
  * fp32. Off unless a test turns it on. */
 void tp_cpu_emulate_fp16(bool on);
 

@@ -250,10 +250,43 @@ typedef struct product {
     int threads;
 } product;
 
-/* One product through the fp16 path with the kernels of cpu, checked
- * against the reference value for value; C's padding columns must stay
- * untouched. */
-static void check_product_on(product q, tp_cpu cpu)
+/* C (ldc apart, padded with 12345) computed by the fp16 path with the
+ * kernels of cpu, checked against `want` (m x n) value for value; C's
+ * padding columns must stay untouched. */
+static void check_product_on(product q, const tp_gemm *g, const float *want, tp_cpu cpu)
+{
+    for (int64_t i = 0; i < q.m * q.ldc; i++)
+        g->c[i] = 12345.0f;
+    tp_threadpool *pool = tp_threadpool_new(q.threads);
+    tp_threadpool_set_cpu(pool, cpu);
+    tp_threadpool_set_precision(pool, TP_PRECISION_FP16);
+    CHECK(tp_gemm_fp16_wanted(pool));
+    CHECK(tp_gemm_run(g, pool));
+    tp_threadpool_free(pool);
+
+    char what[160];
+    snprintf(what, sizeof what, "%s: m=%lld n=%lld taps=%lld depth=%lld ldc=%lld%s%s threads=%d",
+             tp_gemm_fp16_kernels_for(cpu)->name, (long long)q.m, (long long)q.n, (long long)q.taps,
+             (long long)q.depth, (long long)q.ldc, q.integers ? " integers" : " random",
+             q.epilogue ? " epilogue" : "", q.threads);
+    for (int64_t i = 0; i < q.m && check_failures_in_test == 0; i++) {
+        const float *c = g->c + i * q.ldc;
+        for (int64_t j = 0; j < q.n; j++) {
+            if (c[j] != want[i * q.n + j]) {
+                check_fail(__FILE__, __LINE__, "%s: C[%lld][%lld] = %.9g, reference %.9g", what, (long long)i,
+                           (long long)j, c[j], want[i * q.n + j]);
+                break;
+            }
+        }
+        for (int64_t j = q.n; j < q.ldc; j++)
+            CHECK_MSG(c[j] == 12345.0f, "%s: wrote C[%lld][%lld] past n", what, (long long)i, (long long)j);
+    }
+}
+
+/* One product through the fp16 path with every fp16 kernel this machine
+ * runs (the portable one, and the aarch64 one where the CPU has fp16),
+ * each checked against the reference. */
+static void check_product(product q)
 {
     const int64_t k = q.taps * q.depth;
     float *source = values(TAP_SOURCE_ROWS * q.depth, q.integers), *b = values(k * q.n, q.integers);
@@ -261,53 +294,26 @@ static void check_product_on(product q, tp_cpu cpu)
     float *a = tap_source_matrix(&s, q.m, q.taps), *c = malloc(sizeof(float) * (size_t)(q.m * q.ldc + 1));
     float *scale = values(q.n, false), *bias = values(q.n, true);
     uint16_t *panels = malloc(sizeof(uint16_t) * (size_t)(tp_gemm_fp16_panel_halves(k, q.n) + 1));
-    for (int64_t i = 0; i < q.m * q.ldc; i++)
-        c[i] = 12345.0f;
     tp_gemm_fp16_pack_panels_into(b, k, q.n, q.n, panels);
     tp_gemm g = {q.m, q.n, q.taps, q.depth, tap_source_rows, &s, NULL, 0, c, q.ldc, tp_gemm_no_epilogue(), false, panels};
     if (q.epilogue)
         g.epilogue = (tp_gemm_epilogue){scale, bias, -20.0f, 30.0f};
-    tp_threadpool *pool = tp_threadpool_new(q.threads);
-    tp_threadpool_set_cpu(pool, cpu);
-    tp_threadpool_set_precision(pool, TP_PRECISION_FP16);
-    CHECK(tp_gemm_fp16_wanted(pool));
-    CHECK(tp_gemm_run(&g, pool));
-    tp_threadpool_free(pool);
 
     double *a16 = rounded(a, q.m * k), *b16 = rounded(b, k * q.n);
-    char what[160];
-    snprintf(what, sizeof what, "%s: m=%lld n=%lld taps=%lld depth=%lld ldc=%lld%s%s threads=%d",
-             tp_gemm_fp16_kernels_for(cpu)->name, (long long)q.m, (long long)q.n, (long long)q.taps,
-             (long long)q.depth, (long long)q.ldc, q.integers ? " integers" : " random",
-             q.epilogue ? " epilogue" : "", q.threads);
-    for (int64_t i = 0; i < q.m && check_failures_in_test == 0; i++) {
-        for (int64_t j = 0; j < q.n; j++) {
-            const float want = reference_value(a16 + i * k, b16, q.n, q.taps, q.depth, j, &g.epilogue);
-            if (c[i * q.ldc + j] != want) {
-                check_fail(__FILE__, __LINE__, "%s: C[%lld][%lld] = %.9g, reference %.9g", what, (long long)i,
-                           (long long)j, c[i * q.ldc + j], want);
-                break;
-            }
-        }
-        for (int64_t j = q.n; j < q.ldc; j++)
-            CHECK_MSG(c[i * q.ldc + j] == 12345.0f, "%s: wrote C[%lld][%lld] past n", what, (long long)i,
-                      (long long)j);
-    }
-    free(source), free(b), free(a), free(c), free(scale), free(bias), free(panels), free(a16), free(b16);
-}
+    float *want = malloc(sizeof(float) * (size_t)(q.m * q.n + 1));
+    for (int64_t i = 0; i < q.m; i++)
+        for (int64_t j = 0; j < q.n; j++)
+            want[i * q.n + j] = reference_value(a16 + i * k, b16, q.n, q.taps, q.depth, j, &g.epilogue);
 
-/* The product with every fp16 kernel this machine runs: the portable one,
- * and the aarch64 one where the CPU has fp16. */
-static void check_product(product q)
-{
     tp_cpu cpu = tp_cpu_detect();
     const bool hardware = cpu.fp16 && tp_gemm_fp16_kernels_for(cpu) != &tp_gemm_kernels_fp16_portable;
     cpu.fp16 = false;
-    check_product_on(q, cpu);
+    check_product_on(q, &g, want, cpu);
     if (hardware) {
         cpu.fp16 = true;
-        check_product_on(q, cpu);
+        check_product_on(q, &g, want, cpu);
     }
+    free(source), free(b), free(a), free(c), free(scale), free(bias), free(panels), free(a16), free(b16), free(want);
 }
 
 static void test_fp16_edges_of_every_tile(void)
