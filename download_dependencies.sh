@@ -60,7 +60,7 @@ HOST_PKGS=(
     protobuf-c-compiler libprotobuf-c-dev
     libjpeg62-turbo-dev libpng-dev zlib1g-dev libext2fs-dev libminizip-dev
     python3 python3-numpy python3-opencv python3-pil python3-venv
-    g++ pkg-config libcamera-dev
+    g++ pkg-config libcamera-dev flite
     clang libclang-rt-14-dev
 )
 CROSS_PKGS=(

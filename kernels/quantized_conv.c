@@ -3,9 +3,10 @@
  * (input - input zero) * (weight - weight zero), where a zero is the code
  * TF's FloatToQuantizedUnclamped gives 0.0 (../shared/docs/quantized.md
  * 3.1, 3.2), and the range of the product. Both run the 8-bit GEMM of
- * src/compute/qgemm_kernel.c with the weights packed (and their column
- * sums computed) while planning; a convolution copies each output pixel's
- * taps into a row (1x1 convolutions read the input in place)
+ * src/compute/tflite_qgemm.h (the TFLite kernels' one, its int32 sums
+ * mode) with the weights packed once per graph while planning; a
+ * convolution copies each output pixel's taps into a row (1x1
+ * convolutions with a depth a multiple of 16 read the input in place)
  * (padding taps hold the input zero, which contributes nothing). An input
  * whose zero lies outside 0..255 cannot pad that way and takes the direct
  * loop, as TF's reference path does. TF's patch origin is kept: for VALID
@@ -17,14 +18,16 @@
 #include <string.h>
 
 #include "kernel/kernel.h"
-#include "compute/qgemm_kernel.h"
+#include "compute/tflite_qgemm.h"
 #include "compute/qepilogue.h"
 #include "compute/window_geometry.h"
 
 /* What both ops' states start with (see release_product). */
 typedef struct qproduct {
-    tp_qgemm_packed weights; /* packed while planning when known */
-    tp_qepilogue epilogue;   /* the nodes taken over */
+    const tp_tfl_qgemm_kernel *kernel; /* for the session's CPU */
+    const void *weights;               /* packed while planning when known (the graph's), or NULL */
+    void *owned;                       /* packed here when no graph keeps them */
+    tp_qepilogue epilogue;             /* the nodes taken over */
 } qproduct;
 
 typedef struct qconv_state {
@@ -37,7 +40,7 @@ static void release_product(void *state)
 {
     qproduct *p = state;
     if (p) {
-        tp_qgemm_packed_free(&p->weights);
+        free(p->owned);
         tp_qepilogue_free(&p->epilogue);
     }
     free(state);
@@ -65,12 +68,20 @@ static int64_t patch_origin(bool same, int64_t out, int64_t stride, int64_t wind
     return ((out - 1) * stride + window - in + (same ? 0 : 1)) / 2;
 }
 
-/* Packs a known [k][n] weight matrix into *packed (left empty if unknown). */
-static tfpi_code pack_known(tp_op_ctx *ctx, const uint8_t *w, int64_t k, int64_t n, tp_qgemm_packed *packed)
+/* The product's GEMM variant, for the session's CPU (quint8 codes). */
+static void choose_kernel(tp_op_ctx *ctx, qproduct *p)
 {
-    if (w && !tp_qgemm_pack(tp_qgemm_best_isa(), w, k, n, packed))
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the weights");
-    return TFPI_OK;
+    p->kernel = tp_tfl_qgemm_kernel_for(tp_threadpool_cpu(ctx->pool), false, false);
+}
+
+/* The weights (column j's code d at w + j * col_stride + d * depth_stride)
+ * packed for the product's variant: with a graph (planning known weights)
+ * once per graph, else into *owned for the caller to free. NULL if out of
+ * memory. */
+static const void *pack_weights(tp_op_ctx *ctx, const qproduct *p, const tfpi_graph *graph, const uint8_t *w,
+                                int64_t depth, int64_t n, int64_t col_stride, int64_t depth_stride, void **owned)
+{
+    return tp_tfl_qgemm_pack_for_graph(p->kernel, graph, ctx->def, w, depth, n, col_stride, depth_stride, owned);
 }
 
 static tfpi_code qconv_prepare(tp_op_ctx *ctx)
@@ -94,8 +105,11 @@ static tfpi_code qconv_prepare(tp_op_ctx *ctx)
     p->pad_top = patch_origin(same, p->out_h, p->stride_h, p->window_h, p->in_h);
     p->pad_left = patch_origin(same, p->out_w, p->stride_w, p->window_w, p->in_w);
     s->k = p->window_h * p->window_w * p->in_c;
-    if ((code = pack_known(ctx, ctx->inputs[1]->data, s->k, p->out_c, &s->product.weights)) != TFPI_OK)
-        return code;
+    choose_kernel(ctx, &s->product);
+    const uint8_t *filter = ctx->inputs[1]->data; /* [k][out_c] */
+    if (filter && !(s->product.weights = pack_weights(ctx, &s->product, ctx->graph, filter, s->k, p->out_c, 1,
+                                                      p->out_c, &s->product.owned)))
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the weights");
     int64_t dims[4] = {p->batch, p->out_h, p->out_w, p->out_c};
     return tp_q_prepare_outputs(ctx, TFPI_QINT32, 4, dims);
 }
@@ -132,7 +146,10 @@ enum { ROWS_PER_CHUNK = 48 };
  * `direct` is set, read in place at direct + row * k. With an epilogue,
  * each chunk's int32 rows go through it instead of into c. */
 typedef struct qgemm_job {
-    const tp_qgemm_packed *weights;
+    const tp_tfl_qgemm_kernel *kernel;
+    const void *weights; /* packed */
+    int64_t k, n;
+    tp_tfl_qgemm_out out; /* the sums mode, with the zero points' column terms */
     const tp_qepilogue *epilogue; /* NULL: none */
     int64_t rows;
     void (*gather)(const struct qgemm_job *job, int64_t row, uint8_t *dst);
@@ -140,43 +157,60 @@ typedef struct qgemm_job {
     const uint8_t *source, *direct;
     int64_t source_cols; /* matmul: columns of the stored A */
     bool transposed;
-    int32_t a_zero, b_zero;
+    int32_t a_zero;
     int32_t *c;
-    bool failed;
+    int failed;
 } qgemm_job;
 
 static void qgemm_chunks(void *arg, int64_t begin, int64_t end)
 {
     qgemm_job *job = arg;
-    const tp_qgemm_packed *w = job->weights;
     const tp_qepilogue *e = job->epilogue;
-    const int64_t row_bytes = tp_qgemm_row_bytes(w);
+    const int64_t row_bytes = tp_tfl_qgemm_row_bytes(job->k);
     uint8_t *rows = job->direct ? NULL : calloc((size_t)(ROWS_PER_CHUNK * row_bytes + 1), 1);
-    int32_t *sums = e ? malloc(sizeof(int32_t) * (size_t)(ROWS_PER_CHUNK * w->n)) : NULL;
+    int32_t *sums = e ? malloc(sizeof(int32_t) * (size_t)(ROWS_PER_CHUNK * job->n)) : NULL;
+    int32_t *row_terms = malloc(sizeof(int32_t) * ROWS_PER_CHUNK);
     void *scratch = e ? malloc((size_t)tp_qepilogue_scratch_bytes(e)) : NULL;
-    if ((!job->direct && !rows) || (e && (!sums || !scratch))) {
-        job->failed = true;
+    if ((!job->direct && !rows) || !row_terms || (e && (!sums || !scratch))) {
+        __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
         end = begin;
     }
     for (int64_t chunk = begin; chunk < end; chunk++) {
         int64_t first = chunk * ROWS_PER_CHUNK;
         int64_t count = job->rows - first < ROWS_PER_CHUNK ? job->rows - first : ROWS_PER_CHUNK;
-        const uint8_t *a = job->direct ? job->direct + first * w->k : rows;
+        const uint8_t *a = job->direct ? job->direct + first * job->k : rows;
         for (int64_t r = 0; !job->direct && r < count; r++)
             job->gather(job, first + r, rows + r * row_bytes);
-        tp_qgemm_packed_rows(w, a, job->direct ? w->k : row_bytes, count, job->a_zero, job->b_zero,
-                             e ? sums : job->c + first * w->n, w->n);
+        tp_tfl_qgemm_run(job->kernel, job->weights, job->k, a, job->direct ? job->k : row_bytes, count, &job->out,
+                         e ? sums : job->c + first * job->n, job->n, 0, job->n, row_terms);
         if (e)
             tp_qepilogue_rows(e, sums, first, count, scratch);
     }
     free(rows);
     free(sums);
+    free(row_terms);
     free(scratch);
 }
 
-static tfpi_code run_qgemm(tp_op_ctx *ctx, qgemm_job *job)
+/* Runs the job with weights packed for job->kernel: the column terms of its
+ * zero points, then the chunks over the pool. */
+static tfpi_code run_qgemm(tp_op_ctx *ctx, qgemm_job *job, int32_t b_zero)
 {
+    const int64_t padded = (job->n + 15) / 16 * 16;
+    int32_t *col_term = calloc((size_t)padded, sizeof(int32_t)), *zeros = calloc((size_t)padded, sizeof(int32_t));
+    if (!col_term || !zeros) {
+        free(col_term);
+        free(zeros);
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    }
+    const uint32_t za = (uint32_t)job->a_zero, both = (uint32_t)job->k * za * (uint32_t)b_zero;
+    for (int64_t j = 0; j < job->n; j++)
+        col_term[j] = (int32_t)(both - za * (uint32_t)tp_tfl_qgemm_col_sum(job->kernel, job->weights, job->k, job->n, j));
+    job->out = (tp_tfl_qgemm_out){.col_term = col_term, .mantissa = zeros, .left = zeros, .right = zeros,
+                                  .row_zero = b_zero, .sums = true};
     tp_parallel_for(ctx->pool, (job->rows + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK, 1, qgemm_chunks, job);
+    free(col_term);
+    free(zeros);
     return job->failed ? tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the product's rows") : TFPI_OK;
 }
 
@@ -201,15 +235,6 @@ static void gather_taps(const qgemm_job *job, int64_t row, uint8_t *dst)
                 memcpy(dst, job->source + ((b * p->in_h + y) * p->in_w + x) * p->in_c, (size_t)p->in_c);
         }
     }
-}
-
-/* The planned weights, or `w` packed now into *scratch. */
-static const tp_qgemm_packed *weights_for_run(const tp_qgemm_packed *planned, const uint8_t *w, int64_t k,
-                                              int64_t n, tp_qgemm_packed *scratch)
-{
-    if (planned->panels)
-        return planned;
-    return tp_qgemm_pack(tp_qgemm_best_isa(), w, k, n, scratch) ? scratch : NULL;
 }
 
 /* The direct loop, its int32 sums then through the epilogue if any. */
@@ -251,17 +276,17 @@ static tfpi_code qconv_run(tp_op_ctx *ctx)
     const uint8_t *in = ctx->inputs[0]->data, *filter = ctx->inputs[1]->data;
     if (zi < 0 || zi > 255)
         return direct_with_epilogue(ctx, e, in, filter, zi, zf);
-    tp_qgemm_packed scratch = {0};
-    const tp_qgemm_packed *w = weights_for_run(&s->product.weights, filter, s->k, p->out_c, &scratch);
-    if (!w)
+    void *scratch = NULL;
+    const void *w = s->product.weights;
+    if (!w && !(w = pack_weights(ctx, &s->product, NULL, filter, s->k, p->out_c, 1, p->out_c, &scratch)))
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing the filter");
     bool in_place = p->window_h == 1 && p->window_w == 1 && p->stride_h == 1 && p->pad_top == 0 &&
-                    p->pad_left == 0 && s->k % 4 == 0;
-    qgemm_job job = {.weights = w, .epilogue = e, .rows = p->batch * p->out_h * p->out_w, .gather = gather_taps,
-                     .conv = p, .source = in, .direct = in_place ? in : NULL, .a_zero = zi, .b_zero = zf,
-                     .c = ctx->outputs[0].data};
-    code = run_qgemm(ctx, &job);
-    tp_qgemm_packed_free(&scratch);
+                    p->pad_left == 0 && s->k % TP_TFL_QGEMM_DEPTH_STEP == 0;
+    qgemm_job job = {.kernel = s->product.kernel, .weights = w, .k = s->k, .n = p->out_c, .epilogue = e,
+                     .rows = p->batch * p->out_h * p->out_w, .gather = gather_taps, .conv = p, .source = in,
+                     .direct = in_place ? in : NULL, .a_zero = zi, .c = ctx->outputs[0].data};
+    code = run_qgemm(ctx, &job, zf);
+    free(scratch);
     return code;
 }
 
@@ -273,22 +298,12 @@ typedef struct qmatmul_state {
     bool transpose_a, transpose_b;
 } qmatmul_state;
 
-/* b as [k][n] (transposed from [n][k] if needed) into a new buffer. */
-static uint8_t *b_as_k_by_n(const uint8_t *b, int64_t k, int64_t n, bool transposed)
+/* b ([k][n], or [n][k] transposed) packed for the product (pack_weights). */
+static const void *pack_b(tp_op_ctx *ctx, const qmatmul_state *s, const tfpi_graph *graph, const uint8_t *b,
+                          void **owned)
 {
-    uint8_t *out = malloc((size_t)(k * n + 1));
-    for (int64_t i = 0; out && i < k; i++)
-        for (int64_t j = 0; j < n; j++)
-            out[i * n + j] = transposed ? b[j * k + i] : b[i * n + j];
-    return out;
-}
-
-static tfpi_code pack_b(tp_op_ctx *ctx, const qmatmul_state *s, const uint8_t *b, tp_qgemm_packed *packed)
-{
-    uint8_t *kn = b_as_k_by_n(b, s->k, s->n, s->transpose_b);
-    bool ok = kn && tp_qgemm_pack(tp_qgemm_best_isa(), kn, s->k, s->n, packed);
-    free(kn);
-    return ok ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing b");
+    return pack_weights(ctx, &s->product, graph, b, s->k, s->n, s->transpose_b ? s->k : 1, s->transpose_b ? 1 : s->n,
+                        owned);
 }
 
 static tfpi_code qmatmul_prepare(tp_op_ctx *ctx)
@@ -310,12 +325,13 @@ static tfpi_code qmatmul_prepare(tp_op_ctx *ctx)
     s->m = a->dims[s->transpose_a ? 1 : 0];
     s->k = a->dims[s->transpose_a ? 0 : 1];
     s->n = b->dims[s->transpose_b ? 0 : 1];
+    choose_kernel(ctx, &s->product);
     if (b->dims[s->transpose_b ? 1 : 0] != s->k)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "matrix size-incompatible: %s and %s (transpose_a %d, transpose_b %d)",
                        tp_shape_string(a, a_shape, sizeof a_shape), tp_shape_string(b, b_shape, sizeof b_shape),
                        s->transpose_a, s->transpose_b);
-    if (b->data && (code = pack_b(ctx, s, b->data, &s->product.weights)) != TFPI_OK)
-        return code;
+    if (b->data && !(s->product.weights = pack_b(ctx, s, ctx->graph, b->data, &s->product.owned)))
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing b");
     int64_t dims[2] = {s->m, s->n};
     return tp_q_prepare_outputs(ctx, TFPI_QINT32, 2, dims);
 }
@@ -323,7 +339,7 @@ static tfpi_code qmatmul_prepare(tp_op_ctx *ctx)
 /* Row `row` of A (zero-padded past k). */
 static void gather_a_row(const qgemm_job *job, int64_t row, uint8_t *dst)
 {
-    const int64_t k = job->weights->k;
+    const int64_t k = job->k;
     if (job->transposed) /* stored [k][m] */
         for (int64_t i = 0; i < k; i++)
             dst[i] = job->source[i * job->source_cols + row];
@@ -344,22 +360,20 @@ static tfpi_code qmatmul_run(tp_op_ctx *ctx)
                        (double)a_min, (double)a_max, (double)b_min, (double)b_max);
     if ((code = begin_product(ctx, a_min, a_max, b_min, b_max)) != TFPI_OK)
         return code;
-    tp_qgemm_packed scratch = {0};
-    const tp_qgemm_packed *w = &s->product.weights;
-    if (!w->panels && (code = pack_b(ctx, s, ctx->inputs[1]->data, &scratch)) != TFPI_OK)
-        return code;
-    if (!w->panels)
-        w = &scratch;
+    void *scratch = NULL;
+    const void *w = s->product.weights;
+    if (!w && !(w = pack_b(ctx, s, NULL, ctx->inputs[1]->data, &scratch)))
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory packing b");
     const tp_qtype *u8 = tp_qtype_of(TFPI_QUINT8);
     const uint8_t *a = ctx->inputs[0]->data;
-    qgemm_job job = {.weights = w, .epilogue = s->product.epilogue.num_steps ? &s->product.epilogue : NULL,
-                     .rows = s->m, .gather = gather_a_row, .source = a,
-                     .direct = !s->transpose_a && s->k % 4 == 0 ? a : NULL, .source_cols = s->m,
-                     .transposed = s->transpose_a,
-                     .a_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, a_min, a_max, u8),
-                     .b_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, b_min, b_max, u8), .c = ctx->outputs[0].data};
-    code = run_qgemm(ctx, &job);
-    tp_qgemm_packed_free(&scratch);
+    qgemm_job job = {.kernel = s->product.kernel, .weights = w, .k = s->k, .n = s->n,
+                     .epilogue = s->product.epilogue.num_steps ? &s->product.epilogue : NULL, .rows = s->m,
+                     .gather = gather_a_row, .source = a,
+                     .direct = !s->transpose_a && s->k % TP_TFL_QGEMM_DEPTH_STEP == 0 ? a : NULL,
+                     .source_cols = s->m, .transposed = s->transpose_a,
+                     .a_zero = (int32_t)(uint32_t)tp_q_f2qu(0.0, a_min, a_max, u8), .c = ctx->outputs[0].data};
+    code = run_qgemm(ctx, &job, (int32_t)(uint32_t)tp_q_f2qu(0.0, b_min, b_max, u8));
+    free(scratch);
     return code;
 }
 

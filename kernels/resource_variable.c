@@ -167,7 +167,6 @@ static tfpi_code assign_run(tp_op_ctx *ctx)
         break;
     }
     }
-    tp_resource_store_changed(ctx->variables);
     return TFPI_OK;
 }
 

@@ -28,13 +28,18 @@ typedef enum qconv_kind { KIND_CONV, KIND_DEPTHWISE, KIND_FULLY_CONNECTED } qcon
 typedef struct qconv_state {
     tp_tflite_qconv q;
     tp_tfl_multiplier *rescale; /* out_c, owned */
+    tp_tflite_qconv_gemm gemm;  /* CONV_2D and FULLY_CONNECTED */
+    tp_tflite_qdepthwise depthwise;
 } qconv_state;
 
 static void qconv_release(void *state)
 {
     qconv_state *s = state;
-    if (s)
+    if (s) {
         free(s->rescale);
+        tp_tflite_qconv_gemm_free(&s->gemm);
+        tp_tflite_qdepthwise_free(&s->depthwise);
+    }
     free(state);
 }
 
@@ -315,7 +320,14 @@ static tfpi_code qconv_prepare(tp_op_ctx *ctx, qconv_kind kind)
     if ((code = make_rescale(ctx, kind, &in, &f, &out, has_bias, s)) != TFPI_OK)
         return code;
     s->q.rescale = s->rescale;
-    return TFPI_OK;
+    tp_tflite_qconv planned = s->q;
+    planned.bias = has_bias ? ctx->inputs[2]->data : NULL;
+    const bool bias_known = !has_bias || planned.bias;
+    const bool ok = kind == KIND_DEPTHWISE
+                        ? tp_tflite_qdepthwise_plan(&s->depthwise, &planned, ctx->inputs[1]->data, bias_known)
+                        : tp_tflite_qconv_gemm_plan(&s->gemm, &planned, ctx->inputs[1]->data, bias_known,
+                                                    tp_threadpool_cpu(ctx->pool), ctx->graph, ctx->def);
+    return ok ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory preparing the weights");
 }
 
 typedef struct qconv_job {
@@ -336,8 +348,14 @@ static tfpi_code qconv_run(tp_op_ctx *ctx)
     qconv_job job = {.q = s->q, .input = ctx->inputs[0]->data, .filter = ctx->inputs[1]->data,
                      .output = ctx->outputs[0].data};
     job.q.bias = tp_tfl_input_absent(ctx, 2) ? NULL : ctx->inputs[2]->data;
-    tp_parallel_for(ctx->pool, s->q.geo.batch * s->q.geo.out_h, 1, ref_rows, &job);
-    return TFPI_OK;
+    bool ok = true;
+    if (!s->q.depthwise)
+        ok = tp_tflite_qconv_gemm_run(&job.q, &s->gemm, job.input, job.filter, job.output, ctx->pool);
+    else if (s->depthwise.fast)
+        ok = tp_tflite_qdepthwise_run(&job.q, &s->depthwise, job.input, job.filter, job.output, ctx->pool);
+    else
+        tp_parallel_for(ctx->pool, s->q.geo.batch * s->q.geo.out_h, 1, ref_rows, &job);
+    return ok ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory for the convolution's rows");
 }
 
 static tfpi_code conv_prepare(tp_op_ctx *ctx) { return qconv_prepare(ctx, KIND_CONV); }

@@ -325,6 +325,8 @@ typedef struct tfpi_node_profile {
     double duration_us;
     size_t output_bytes; /* bytes of the node's outputs */
     int64_t flops;       /* estimate for Conv2D, DepthwiseConv2dNative, MatMul...; else 0 */
+    int integer;         /* flops counts 8-bit multiply-adds (x 2): TensorFlow's Quantized* ops,
+                            TensorFlow Lite's int8/uint8 convolutions */
 } tfpi_node_profile;
 
 /* With profiling on, each run records the time of every node it runs. */

@@ -85,6 +85,47 @@ tfpi_code tp_qepilogue_absorb(tp_qepilogue *e, tp_op_ctx *ctx, tp_op_ctx *next)
     return TFPI_OK;
 }
 
+/* Where a BiasAdd of quint8 codes, a Requantize and maybe a Relu follow
+ * one another: their first step, and how many (0: nowhere). */
+static int table_steps(const tp_qepilogue *e, int *first)
+{
+    for (int i = 0; i + 1 < e->num_steps; i++)
+        if (e->steps[i].kind == TP_QSTEP_BIAS_ADD && e->steps[i + 1].kind == TP_QSTEP_REQUANTIZE) {
+            *first = i;
+            return i + 2 < e->num_steps && e->steps[i + 2].kind == TP_QSTEP_RELU ? 3 : 2;
+        }
+    return 0;
+}
+
+/* The table of steps [first, first + count) for this run's parameters,
+ * made again only when they changed. false if out of memory. */
+static bool make_table(tp_qepilogue *e, int first, int count)
+{
+    const tp_qstep *bias = &e->steps[first], *requant = &e->steps[first + 1];
+    const tp_qstep *relu = count == 3 ? &e->steps[first + 2] : NULL;
+    uint8_t key[64] = {0};
+    size_t at = 0;
+    memcpy(key + at, bias->bias.ranges, sizeof bias->bias.ranges), at += sizeof bias->bias.ranges;
+    memcpy(key + at, &requant->requantizer, sizeof requant->requantizer), at += sizeof requant->requantizer;
+    if (relu)
+        key[at] = relu->low, key[at + 1] = relu->high;
+    tp_qtable *t = &e->table;
+    if (t->made && t->first == first && t->count == count && memcmp(key, t->key, sizeof key) == 0)
+        return true;
+    if (!t->codes && !(t->codes = malloc((size_t)(256 * e->channels))))
+        return false;
+    for (int64_t c = 0; c < e->channels; c++)
+        for (int x = 0; x < 256; x++) {
+            uint8_t q = tp_q_requantize(&requant->requantizer, (int32_t)(bias->bias.codes[x] + bias->bias.biases[c]));
+            if (relu)
+                q = q < relu->low ? relu->low : q > relu->high ? relu->high : q;
+            t->codes[c * 256 + x] = q;
+        }
+    *t = (tp_qtable){.first = first, .count = count, .codes = t->codes, .made = true};
+    memcpy(t->key, key, sizeof key);
+    return true;
+}
+
 tfpi_code tp_qepilogue_begin(tp_qepilogue *e)
 {
     tfpi_code code = TFPI_OK;
@@ -114,6 +155,12 @@ tfpi_code tp_qepilogue_begin(tp_qepilogue *e)
             break;
         }
     }
+    int first, count = code == TFPI_OK ? table_steps(e, &first) : 0;
+    if (count && !make_table(e, first, count))
+        return tp_node_error(e->steps[first].node->def, e->steps[first].node->status, TFPI_OUT_OF_MEMORY,
+                             "out of memory");
+    if (!count)
+        e->table.count = 0;
     return code;
 }
 
@@ -127,6 +174,24 @@ int64_t tp_qepilogue_scratch_bytes(const tp_qepilogue *e)
     return 6 * block_rows(e) * e->channels; /* one 4-byte and two 1-byte buffers */
 }
 
+/* codes[i] through the table of its channel (n a multiple of channels),
+ * four channels a step. */
+static void table_rows(const tp_qtable *t, int64_t channels, const uint8_t *restrict x, uint8_t *restrict out,
+                       int64_t n)
+{
+    for (int64_t i = 0; i < n; i += channels) {
+        const uint8_t *codes = t->codes;
+        int64_t c = 0;
+        for (; c + 4 <= channels; c += 4, codes += 1024) {
+            const uint8_t a = codes[x[i + c]], b = codes[256 + x[i + c + 1]];
+            const uint8_t d = codes[512 + x[i + c + 2]], e = codes[768 + x[i + c + 3]];
+            out[i + c] = a, out[i + c + 1] = b, out[i + c + 2] = d, out[i + c + 3] = e;
+        }
+        for (; c < channels; c++, codes += 256)
+            out[i + c] = codes[x[i + c]];
+    }
+}
+
 /* Runs the steps over n values at in into out (the last node's type). */
 static void run_block(const tp_qepilogue *e, const void *in, int64_t n, void *out, uint8_t *scratch)
 {
@@ -135,9 +200,18 @@ static void run_block(const tp_qepilogue *e, const void *in, int64_t n, void *ou
     const void *cur = in;
     for (int i = 0; i < e->num_steps; i++) {
         const tp_qstep *s = &e->steps[i];
-        const bool last = i == e->num_steps - 1;
-        void *dst = last ? out : s->kind == TP_QSTEP_BIAS_ADD || s->kind == TP_QSTEP_DEQUANTIZE ? wide
+        const bool in_table = e->table.count && i == e->table.first;
+        const int last_step = in_table ? i + e->table.count - 1 : i;
+        const bool last = last_step == e->num_steps - 1;
+        const tp_qstep_kind kind = in_table ? TP_QSTEP_RELU : s->kind; /* a table's output: codes, like Relu's */
+        void *dst = last ? out : kind == TP_QSTEP_BIAS_ADD || kind == TP_QSTEP_DEQUANTIZE ? wide
                             : narrow[cur == narrow[0]];
+        if (in_table) {
+            table_rows(&e->table, e->channels, cur, dst, n);
+            i = last_step;
+            cur = dst;
+            continue;
+        }
         switch (s->kind) {
         case TP_QSTEP_REQUANTIZE: tp_q_requantize_many(&s->requantizer, cur, dst, n); break;
         case TP_QSTEP_BIAS_ADD: tp_q_bias_add_rows(&s->bias, cur, dst, n); break;
@@ -164,4 +238,5 @@ void tp_qepilogue_free(tp_qepilogue *e)
 {
     for (int i = 0; i < e->num_steps; i++)
         free(e->steps[i].bias.biases);
+    free(e->table.codes);
 }

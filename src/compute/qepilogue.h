@@ -9,8 +9,12 @@
  * same errors, range outputs written), then takes the producer's rows
  * (qint32 sums, or quint8 codes) through the nodes' own loops
  * (quantized_steps.h) a few rows at a time, while they are in cache, into
- * the last node's output. The bytes are those of the nodes run one by
- * one, without their whole-tensor passes. */
+ * the last node's output. A QuantizedBiasAdd of quint8 codes, the
+ * Requantize after it and a QuantizedRelu after that are one function of
+ * each channel's 256 input codes: they run as one table per channel, made
+ * again only when the run's ranges change (never, once they are frozen).
+ * The bytes are those of the nodes run one by one, without their
+ * whole-tensor passes. */
 #ifndef TFPI_QEPILOGUE_H
 #define TFPI_QEPILOGUE_H
 
@@ -31,9 +35,18 @@ typedef struct tp_qstep {
     tp_q_dequantizer dequantizer;
 } tp_qstep;
 
+/* Steps [first, first + count) as one table: codes[channel * 256 + x]. */
+typedef struct tp_qtable {
+    int first, count;
+    uint8_t *codes;      /* channels x 256 */
+    uint8_t key[64];     /* the parameters the table was made for */
+    bool made;
+} tp_qtable;
+
 typedef struct tp_qepilogue {
     int num_steps;
     tp_qstep steps[TP_QEPILOGUE_MAX_STEPS];
+    tp_qtable table; /* count 0: none */
     tp_op_ctx *last; /* the producer, then the last absorbed node */
     int64_t channels; /* the producer's last dimension */
     size_t in_size;   /* bytes of one of the producer's values */

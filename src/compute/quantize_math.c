@@ -4,6 +4,10 @@
  * makes, double arithmetic is kept where TF's scalar code uses it. */
 #include "compute/quantize_math.h"
 
+#if defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
 #include <math.h>
 #include <stddef.h>
 
@@ -204,10 +208,52 @@ tp_q_requantizer tp_q_requantizer_make(float in_min, float in_max, float out_min
     return r;
 }
 
+#if defined(__ARM_NEON)
+/* Four elements of tp_q_requantize in 32-bit lanes, exactly: with S =
+ * s_hi 2^32 + s_lo (s_lo taken as a signed int32, s_hi then one more when
+ * its top bit is set), the wrapped 64-bit v S shifted right by 32 is
+ * wrap32(v s_hi + high32(v s_lo)); adding the offset O = o_hi 2^16 + o_lo
+ * and shifting by 16 is (T >> 16) + o_hi + ((T & 0xffff) + o_lo) >> 16. */
+static inline int32x4_t requantize4(int32x4_t v, int32x4_t s_hi, int32x2_t s_lo, int32x4_t o_hi, int32x4_t o_lo)
+{
+#if defined(__aarch64__)
+    const int32x4_t p_hi = vuzp2q_s32(vreinterpretq_s32_s64(vmull_s32(vget_low_s32(v), s_lo)),
+                                      vreinterpretq_s32_s64(vmull_high_s32(v, vcombine_s32(s_lo, s_lo))));
+#else
+    const int32x4_t p_hi = vcombine_s32(vshrn_n_s64(vmull_s32(vget_low_s32(v), s_lo), 32),
+                                        vshrn_n_s64(vmull_s32(vget_high_s32(v), s_lo), 32));
+#endif
+    const int32x4_t t = vaddq_s32(vmulq_s32(v, s_hi), p_hi);
+    const int32x4_t low = vaddq_s32(vandq_s32(t, vdupq_n_s32(0xffff)), o_lo);
+    return vaddq_s32(vsraq_n_s32(o_hi, t, 16), vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(low), 16)));
+}
+
+/* Whether requantize4 is exact for r: s_hi (after the carry) and the
+ * offset's high part fit in 32 bits without overflowing the sums. */
+static bool requantize4_fits(const tp_q_requantizer *r)
+{
+    const int64_t s_hi = (r->scale_fp >> 32) + ((r->scale_fp >> 31) & 1);
+    return r->scale_fp >= 0 && s_hi < INT32_MAX && r->offset_fp > -((int64_t)1 << 46) &&
+           r->offset_fp < ((int64_t)1 << 46);
+}
+#endif
+
 void tp_q_requantize_many(const tp_q_requantizer *r, const int32_t *restrict v, uint8_t *restrict out, int64_t n)
 {
-    const uint64_t scale = (uint64_t)r->scale_fp, offset = (uint64_t)r->offset_fp;
     int64_t i = 0;
+#if defined(__ARM_NEON)
+    if (requantize4_fits(r)) {
+        const int32x4_t s_hi = vdupq_n_s32((int32_t)((r->scale_fp >> 32) + ((r->scale_fp >> 31) & 1)));
+        const int32x2_t s_lo = vdup_n_s32((int32_t)(uint32_t)r->scale_fp);
+        const int32x4_t o_hi = vdupq_n_s32((int32_t)(r->offset_fp >> 16)), o_lo = vdupq_n_s32((int32_t)(r->offset_fp & 0xffff));
+        for (; i + 8 <= n; i += 8) {
+            const int32x4_t a = requantize4(vld1q_s32(v + i), s_hi, s_lo, o_hi, o_lo);
+            const int32x4_t b = requantize4(vld1q_s32(v + i + 4), s_hi, s_lo, o_hi, o_lo);
+            vst1_u8(out + i, vqmovn_u16(vcombine_u16(vqmovun_s32(a), vqmovun_s32(b))));
+        }
+    }
+#endif
+    const uint64_t scale = (uint64_t)r->scale_fp, offset = (uint64_t)r->offset_fp;
     for (; i + BLOCK <= n; i += BLOCK)
         for (int j = 0; j < BLOCK; j++) { /* tp_q_requantize, branch-free */
             int64_t product = (int64_t)((uint64_t)(int64_t)v[i + j] * scale);

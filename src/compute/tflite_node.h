@@ -5,7 +5,12 @@
  * The reader turns each operator of a .tflite subgraph into NodeDefs:
  *  - A float operator that a TensorFlow op computes the same way becomes
  *    that op (CONV_2D -> Conv2D, its bias and fused activation fused by the
- *    planner), so float models run on the same kernels as frozen graphs.
+ *    planner), so float models run on the same kernels as frozen graphs;
+ *    so does an operator that only moves elements (RESHAPE, SQUEEZE,
+ *    EXPAND_DIMS, TRANSPOSE, GATHER, GATHER_ND, STRIDED_SLICE, SLICE, PACK,
+ *    UNPACK, SPLIT, SPLIT_V, SPACE_TO_DEPTH, DEPTH_TO_SPACE, TILE,
+ *    REVERSE_V2) on quantized tensors that share one scale and zero point:
+ *    the TF op moves the codes as TFLite does.
  *  - Every other operator (each one on quantized tensors, and those
  *    TensorFlow has no op for) becomes ONE node whose op is the builtin's
  *    name in TFLite's schema ("CONV_2D", "DEPTHWISE_CONV_2D", "ADD",

@@ -18,7 +18,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/threadpool.h"
 #include "compute/tflite_fixed_point.h"
+#include "compute/tflite_qgemm.h"
 #include "compute/window_geometry.h"
 
 typedef struct tp_tflite_qconv {
@@ -47,5 +49,58 @@ static inline int32_t tp_tflite_requantize(int32_t acc, tp_tfl_multiplier m, int
  * input, filter and output in q's 8-bit type. */
 void tp_tflite_qconv_ref(const tp_tflite_qconv *q, const void *input, const void *filter, void *output,
                          int64_t row_begin, int64_t row_end);
+
+/* A convolution (not depthwise) or FULLY_CONNECTED made ready for the fast
+ * GEMM while planning: the variant for the session's CPU, the weights
+ * packed (kept by the graph and shared by its sessions when it has one and
+ * they are known), the per-channel rescale as the epilogue reads it, and
+ * the column terms when the bias is known too. */
+typedef struct tp_tflite_qconv_gemm {
+    const tp_tfl_qgemm_kernel *kernel;
+    const void *packed; /* NULL: the weights are packed at each run */
+    void *owned;        /* packed here when no graph keeps them */
+    int64_t depth;      /* window_h x window_w x in_c */
+    int32_t *mantissa, *left, *right; /* out_c rounded up to 16 */
+    int32_t *col_term;  /* NULL: made at each run */
+} tp_tflite_qconv_gemm;
+
+/* Fills g for q (not depthwise; q->bias as known while planning, or NULL
+ * with bias_known false); filter may be NULL (unknown). graph and owner
+ * (the node) keep the packed weights; graph may be NULL. false if out of
+ * memory. */
+bool tp_tflite_qconv_gemm_plan(tp_tflite_qconv_gemm *g, const tp_tflite_qconv *q, const void *filter,
+                               bool bias_known, tp_cpu cpu, const tfpi_graph *graph, const void *owner);
+void tp_tflite_qconv_gemm_free(tp_tflite_qconv_gemm *g);
+
+/* Runs q by the GEMM over the pool; false if out of memory. */
+bool tp_tflite_qconv_gemm_run(const tp_tflite_qconv *q, const tp_tflite_qconv_gemm *g, const void *input,
+                              const void *filter, void *output, tp_threadpool *pool);
+
+/* A DEPTHWISE_CONV_2D made ready for its NEON path while planning
+ * (tflite_qdepthwise.c): that path runs depth multiplier 1 with known
+ * weights and at least 16 channels on NEON builds; fast is false
+ * otherwise, and the reference runs. */
+typedef struct tp_tflite_qdepthwise {
+    bool fast;
+    bool pairs;        /* int8 weights in [-127, 127]: two products per 16-bit lane */
+    bool bias_known;   /* col_term made while planning */
+    bool shift_left;   /* some channel's rescale shifts left */
+    void *weights;     /* [taps][channels]: int8 codes, or uint8's w - zf as int16 */
+    int32_t *col_term; /* int8: bias - zi sum(w); uint8: bias (channels rounded up to 16) */
+    int32_t *mantissa, *left, *right;
+    uint8_t *pad_row;  /* the input zero point, for taps outside the image */
+    uint8_t *blocks;   /* aarch64's 3 x 3 int8 path: weights and epilogue per 16 channels, or NULL */
+} tp_tflite_qdepthwise;
+
+/* Fills d for q (q->bias as known while planning; filter may be NULL);
+ * false if out of memory. */
+bool tp_tflite_qdepthwise_plan(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, const void *filter, bool bias_known);
+/* The column terms of q's bias and filter into col_term (channels rounded up to 16). */
+void tp_tflite_qdepthwise_col_terms(const tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, const void *filter,
+                                    int32_t *col_term);
+void tp_tflite_qdepthwise_free(tp_tflite_qdepthwise *d);
+/* Runs q by the NEON path (d->fast) over the pool; false if out of memory. */
+bool tp_tflite_qdepthwise_run(const tp_tflite_qconv *q, const tp_tflite_qdepthwise *d, const void *input,
+                              const void *filter, void *output, tp_threadpool *pool);
 
 #endif

@@ -175,36 +175,48 @@ tfpi_code tp_model_info_set_signature(tp_model_info *info, const tp_meta_graph *
     return code;
 }
 
-static int by_signature_key(const void *a, const void *b)
+/* Orders a meta graph's signature entries (indices) by key, the last one
+ * in the file first among equal keys: a map keeps the last entry. */
+static int by_key_then_last(const void *a, const void *b, void *entries)
 {
-    return strcmp(((const tp_signature *)a)->key, ((const tp_signature *)b)->key);
+    const Tfpi__SignatureDefEntry *const *e = entries;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp(e[i]->key, e[j]->key);
+    return c ? c : (i < j) - (i > j);
 }
 
-/* A signature tfpi cannot serve (a sparse or composite input) is left out. */
+/* Every signature of the meta graph, sorted by key; a signature tfpi cannot
+ * serve (a sparse or composite input) is left out. */
 tfpi_code tp_model_info_set_signatures(tp_model_info *info, const tp_meta_graph *mg, tfpi_status *status)
 {
     info->signatures = calloc(mg->num_signatures + 1, sizeof *info->signatures);
-    if (!info->signatures)
+    size_t *order = malloc((mg->num_signatures + 1) * sizeof *order);
+    if (!info->signatures || !order) {
+        free(order);
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", info->source);
-    for (size_t i = 0; i < mg->num_signatures; i++) {
-        const Tfpi__SignatureDefEntry *e = mg->signatures[i];
-        bool seen = false;
-        for (int k = 0; k < info->num_signatures && !seen; k++)
-            seen = strcmp(info->signatures[k].key, e->key) == 0;
-        if (seen || strncmp(e->key, "__", 2) == 0 || !e->value)
+    }
+    for (size_t i = 0; i < mg->num_signatures; i++)
+        order[i] = i;
+    /* sorted by key, so each key's entry is found without comparing it with every other (50,000 signatures) */
+    qsort_r(order, mg->num_signatures, sizeof *order, by_key_then_last, mg->signatures);
+    tfpi_code code = TFPI_OK;
+    for (size_t n = 0; n < mg->num_signatures && code != TFPI_OUT_OF_MEMORY; n++) {
+        const Tfpi__SignatureDefEntry *e = mg->signatures[order[n]];
+        if ((n > 0 && strcmp(mg->signatures[order[n - 1]]->key, e->key) == 0) || strncmp(e->key, "__", 2) == 0 ||
+            !e->value)
             continue;
         tp_signature *s = &info->signatures[info->num_signatures];
         tfpi_status ignored = {0};
-        tfpi_code code = copy_signature(info, e->key, e->value, s, &ignored);
+        code = copy_signature(info, e->key, e->value, s, &ignored);
         if (code == TFPI_OUT_OF_MEMORY)
-            return tfpi_status_set(status, code, "%s", ignored.message);
-        if (code == TFPI_OK)
+            tfpi_status_set(status, code, "%s", ignored.message);
+        else if (code == TFPI_OK)
             info->num_signatures++;
         else /* one tfpi cannot serve (sparse inputs): not listed */
             free_signature(s), memset(s, 0, sizeof *s);
     }
-    qsort(info->signatures, (size_t)info->num_signatures, sizeof *info->signatures, by_signature_key);
-    return TFPI_OK;
+    free(order);
+    return code == TFPI_OUT_OF_MEMORY ? code : TFPI_OK;
 }
 
 static tfpi_code set_name(const tp_model_info *info, char **field, const char *value, tfpi_status *status)

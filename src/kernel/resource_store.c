@@ -101,7 +101,6 @@ static tfpi_code replace(tp_resource_store *vars, tp_resource_var *v, const tfpi
     tp_tensor_release(&v->value);
     v->value = next;
     vars->bytes = others + bytes;
-    vars->generation++;
     return TFPI_OK;
 }
 
@@ -229,7 +228,6 @@ tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, co
     t->keys = k;
     t->value = v;
     vars->bytes = others + bytes;
-    vars->generation++;
     return TFPI_OK;
 }
 
@@ -274,11 +272,6 @@ tp_resource_var *tp_resource_handle_output(struct tp_op_ctx *ctx, tp_resource_ki
     tp_tensor_set_shape(&ctx->outputs[0], TFPI_RESOURCE, 0, NULL);
     ctx->outputs[0].data = handle;
     return ctx->variables->items[index];
-}
-
-void tp_resource_store_changed(tp_resource_store *vars)
-{
-    vars->generation++;
 }
 
 void tp_resource_store_free(tp_resource_store *vars)

@@ -30,7 +30,6 @@ typedef struct tp_resource_var {
 typedef struct tp_resource_store {
     tp_resource_var **items;
     int count, cap;
-    uint64_t generation; /* changes with every assignment */
     uint64_t bytes;      /* held by the values */
     uint64_t max_bytes;  /* the session's budget */
 } tp_resource_store;
@@ -66,8 +65,6 @@ struct tp_op_ctx;
  * if new, and output 0 its handle, known while planning (held in
  * ctx->state: the kernel's release is free). NULL with the node's error. */
 tp_resource_var *tp_resource_handle_output(struct tp_op_ctx *ctx, tp_resource_kind kind, tfpi_dtype dtype);
-/* Records that a value changed in place (AssignAddVariableOp). */
-void tp_resource_store_changed(tp_resource_store *vars);
 /* "container/shared_name" or "shared_name" into buf. */
 const char *tp_resource_var_name(const tp_resource_var *v, char *buf, size_t size);
 void tp_resource_store_free(tp_resource_store *vars);

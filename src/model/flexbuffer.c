@@ -74,13 +74,16 @@ static double read_float(const uint8_t *p, size_t width)
     return 0; /* 1- and 2-byte floats are not written by FlexBuffers */
 }
 
-/* The position an offset value at `pos` (of `width` bytes) refers back to. */
+/* The position an offset value at `pos` (of `width` bytes) refers back to.
+ * 0 is the offset's own position: FlexBuffers writes an empty map or vector
+ * there (TFLite Micro's signal operators' options); nothing is read past a
+ * length, so no offset can lead the reader round in a loop. */
 static tfpi_code follow(const reader *r, size_t pos, size_t width, size_t *to)
 {
     uint64_t off = read_uint(r->data + pos, width);
-    if (off == 0 || off > pos)
-        return fail(r, "an offset of %llu at byte %zu points %s", (unsigned long long)off, pos,
-                    off ? "before the buffer" : "at itself");
+    *to = pos;
+    if (off > pos)
+        return fail(r, "an offset of %llu at byte %zu points before the buffer", (unsigned long long)off, pos);
     *to = pos - (size_t)off;
     return TFPI_OK;
 }

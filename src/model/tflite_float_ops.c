@@ -1,6 +1,7 @@
 /* tflite_float_ops.c - float TFLite operators as the TensorFlow ops that
- * compute them the same way, so .tflite models run on the kernels frozen
- * graphs use: CONV_2D becomes Transpose(filter OHWI -> HWIO, folded while
+ * compute them the same way (and operators that only move elements, on
+ * quantized tensors quantized alike: RESHAPE, SQUEEZE, TRANSPOSE...), so
+ * .tflite models run on the kernels frozen graphs use: CONV_2D becomes Transpose(filter OHWI -> HWIO, folded while
  * planning) + Conv2D + BiasAdd + the fused activation, which the planner
  * fuses back into the convolution; FULLY_CONNECTED a Reshape to [-1, in] +
  * MatMul(transpose_b) + BiasAdd; DEPTHWISE_CONV_2D reshapes its filter
@@ -414,16 +415,56 @@ static const struct {
     {110, "Rank", NULL},
 };
 
+/* Operators that only move elements (none computes with a value): on
+ * quantized tensors that all share one scale and zero point, the TF op
+ * moving the codes gives what TFLite gives. */
+static bool moves_codes(int32_t builtin)
+{
+    static const int32_t moving[] = {22 /* RESHAPE */, 43 /* SQUEEZE */, 70 /* EXPAND_DIMS */, 39 /* TRANSPOSE */,
+                                     36 /* GATHER */, 107 /* GATHER_ND */, 45 /* STRIDED_SLICE */, 65 /* SLICE */,
+                                     83 /* PACK */, 88 /* UNPACK */, 49 /* SPLIT */, 102 /* SPLIT_V */,
+                                     26 /* SPACE_TO_DEPTH */, 5 /* DEPTH_TO_SPACE */, 69 /* TILE */,
+                                     105 /* REVERSE_V2 */};
+    for (size_t i = 0; i < sizeof moving / sizeof moving[0]; i++)
+        if (moving[i] == builtin)
+            return true;
+    return false;
+}
+
+static bool same_quant(const tp_tfl_quant_params *a, const tp_tfl_quant_params *b)
+{
+    return a->count == 1 && b->count == 1 && a->scale[0] == b->scale[0] && a->zero_point[0] == b->zero_point[0];
+}
+
+/* Whether a TF op can compute o: no tensor quantized, or (an op that moves
+ * codes) every quantized tensor quantized alike; every type one tfpi holds. */
+static bool tf_op_computes(const tp_tfl_op *o)
+{
+    const tp_tfl_operator *op = o->op;
+    const tp_tfl_quant_params *first = NULL;
+    bool ok = true;
+    for (int k = 0; ok && k < op->num_inputs + op->num_outputs; k++) {
+        bool input = k < op->num_inputs;
+        int32_t t = input ? op->inputs[k] : op->outputs[k - op->num_inputs];
+        if (t < 0)
+            continue;
+        const tp_tfl_tensor *tensor = input ? in_tensor(o, k) : out_tensor(o, k - op->num_inputs);
+        if (!tensor->dtype)
+            return false;
+        if (!tensor->quant.count)
+            continue;
+        ok = moves_codes(o->builtin) && (!first || same_quant(first, &tensor->quant)) && tensor->quant.count == 1;
+        first = first ? first : &tensor->quant;
+    }
+    return ok;
+}
+
 tfpi_code tp_tfl_float_op(tp_tfl_op *o, bool *handled)
 {
     *handled = false;
     const tp_tfl_operator *op = o->op;
-    for (int i = 0; i < op->num_inputs; i++)
-        if (op->inputs[i] >= 0 && (in_tensor(o, i)->quant.count || !in_tensor(o, i)->dtype))
-            return TFPI_OK;
-    for (int j = 0; j < op->num_outputs; j++)
-        if (out_tensor(o, j)->quant.count || !out_tensor(o, j)->dtype)
-            return TFPI_OK;
+    if (!tf_op_computes(o))
+        return TFPI_OK;
     if (op->num_inputs == 0 || activation_nodes(o) < 0)
         return TFPI_OK;
     for (int i = 0; i < op->num_inputs; i++) /* before `mark`: a fallback keeps them */

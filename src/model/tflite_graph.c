@@ -365,11 +365,20 @@ static tfpi_code custom_attrs(const tp_tfl_op *o, Tfpi__NodeDef *def)
             break;
         default: continue;
         }
-        if (!e->key[0] || tp_attr(def, e->key))
+        if (!value) {
+            code = oom(x);
+            continue;
+        }
+        bool twice = false;
+        for (int k = 0; k < i && !twice; k++)
+            twice = strcmp(entries[k].key, e->key) == 0;
+        if (!e->key[0] || twice)
             code = tp_tfl_op_fail(o, TFPI_INVALID_ARGUMENT, "custom option '%s' is empty or given twice", e->key);
+        else if (tp_attr(def, e->key)) /* a name the translator gives (T, q_in0_scale...): its value stays */
+            tfpi__attr_value__free_unpacked(value, NULL);
         else if (!tp_tfl_attr(x, def, e->key, value))
             code = x->status->code;
-        if (code != TFPI_OK && value)
+        if (code != TFPI_OK)
             tfpi__attr_value__free_unpacked(value, NULL);
     }
     tp_flex_free(entries, n);

@@ -196,6 +196,11 @@ static tfpi_code read_quant(tp_fb *fb, const tp_fb_table *tensor, tp_tfl_tensor 
     if (zero.count != scale.count)
         return tp_fb_fail(fb, &q, "zero_point", TFPI_INVALID_ARGUMENT, "%u zero points for %u scales", zero.count,
                           scale.count);
+    /* A vector with one scale per element is quantized along its only
+     * dimension whatever the file says: TOCO wrote some biases with their
+     * filter's quantized_dimension (3), and TFLite Micro runs such files. */
+    if (scale.count > 1 && t->ndims == 1 && t->dims[0] == (int64_t)scale.count)
+        dim = 0;
     if (scale.count > 1 && (dim < 0 || dim >= t->ndims || t->dims[dim] != (int64_t)scale.count))
         return tp_fb_fail(fb, &q, "scale", TFPI_INVALID_ARGUMENT,
                           "%u scales along quantized_dimension %d, which the tensor's shape does not have",

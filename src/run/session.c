@@ -31,7 +31,6 @@ struct tfpi_session {
     int num_profiled;
     uint64_t max_memory; /* the plans' memory budget */
     tp_resource_store variables; /* resource variables, kept from run to run */
-    uint64_t planned_generation; /* the variables' generation the plan read them at */
 };
 
 tfpi_session *tfpi_session_new(const tfpi_graph *graph, const tfpi_session_options *options,
@@ -139,10 +138,9 @@ static bool plan_matches(const tfpi_session *s, const char *const *feed_names,
 {
     if ((!s->plan && !s->flow) || s->num_feeds != num_feeds || s->num_fetches != num_fetches)
         return false;
-    /* A plan that took variables' values as constants is stale once one changes. */
-    bool frozen = s->plan || s->flow->env.variables_frozen;
-    if (frozen && s->planned_generation != s->variables.generation)
-        return false;
+    /* A plan that took variables' values as constants stays right: none of
+     * its nodes writes one (a plan with a writer reads them as it runs), and
+     * the session keeps one plan, so a run that writes replaces it. */
     for (int i = 0; i < num_feeds; i++)
         if (strcmp(s->feed_names[i], feed_names[i]) != 0)
             return false;
@@ -185,7 +183,6 @@ static tfpi_code replan(tfpi_session *s, const char *const *feed_names, tfpi_ten
     }
     const tfpi_graph *g = s->resolved ? s->resolved : s->graph;
     tp_plan_env env = {s->pool, s->max_memory, &s->variables, true};
-    s->planned_generation = s->variables.generation;
     if (tp_flow_needed(g, feed_names, num_feeds, fetch_names, num_fetches))
         s->flow = tp_flow_plan_new(g, feed_names, num_feeds, fetch_names, num_fetches, &env, s->max_loop_iterations,
                                    status);
@@ -319,10 +316,8 @@ void tfpi_session_reset(tfpi_session *session)
 void tfpi_session_reset_variables(tfpi_session *session)
 {
     forget_plan(session); /* its kernels hold handles into the store */
-    uint64_t generation = session->variables.generation;
     tp_resource_store_free(&session->variables);
     session->variables.max_bytes = session->max_memory;
-    session->variables.generation = generation + 1;
 }
 
 size_t tfpi_session_arena_bytes(const tfpi_session *session)

@@ -182,6 +182,19 @@ def cases():
     lying = bytearray(good_map)
     lying[8] = 0x2C  # the value claims to be a map (an offset type) pointing back 42
     yield "flex_value_offset_lies", custom(bytes(lying)), r"an offset of 42 at byte 7 points before the buffer"
+    # An empty map as FlexBuffers writes it (TFLite Micro's signal operators): its values vector sits at
+    # the root's offset itself (offset 0); and a key the translator uses for an attribute of its own ("T").
+    empty_map = bytes([0, 0, 1, 0, 0, 0x24, 1])
+    yield "flex_empty_map_custom_op_missing", custom(empty_map), r"custom operator MyOp, which tfpi does not implement"
+    key_t = bytearray(good_map)
+    key_t[0] = ord("T")
+    yield "flex_key_T_custom_op_missing", custom(bytes(key_t)), r"custom operator MyOp, which tfpi does not implement"
+    doubled = bytes([ord("a"), 0,      # key "a" at 0
+                     2, 3, 4,          # keys vector: count 2 at 2, elements at 3 and 4, both back to 0
+                     2, 1, 2,          # keys offset (back 2 -> 3), keys width 1, count 2
+                     1, 2, 0x04, 0x04,  # values 1, 2 at 8, 9, their types
+                     4, 0x24, 1])      # root: back 4 -> 8
+    yield "flex_key_given_twice", custom(doubled), r"custom option 'a' is empty or given twice"
 
 
 def version(v):

@@ -97,6 +97,12 @@ cli_result "a failing speaker: one warning line with its first error, its output
             "$CLI_TMP/err" && ! grep -q 'audio_open_alsa\|chatter' "$CLI_TMP/err" "$CLI_TMP/out" &&
         [ "$(cat "$CLI_TMP/out")" = "$(printf 'bow tie\nbow tie')" ] && echo yes)" \
     "exit $rc, stdout '$(cat "$CLI_TMP/out")', stderr: $(grep -v '^frame' "$CLI_TMP/err" | head -c 400)"
+# download_dependencies.sh installs flite, camera --speak's default voice: here it writes what it says to a file
+run_tool camera $CAMERA --frames_from="$IMAGE" --speak_cmd="flite -o $CLI_TMP/said.wav -t"
+cli_result "flite (installed by the setup) speaks camera's label" \
+    "$([ "$rc" -eq 0 ] && [ "$(head -c 4 "$CLI_TMP/said.wav" 2>/dev/null)" = RIFF ] &&
+        [ "$(stat -c %s "$CLI_TMP/said.wav")" -gt 8000 ] && echo yes)" \
+    "exit $rc, $(ls -l "$CLI_TMP/said.wav" 2>&1), stderr: $(head -c 300 "$CLI_TMP/err")"
 if [ ! -e /dev/video9 ]; then
     expect_error "no camera: the error says how to run on pictures" \
         "/dev/video9.*; to label pictures instead: --source=files --frames_from=DIR" camera $CAMERA --device=/dev/video9

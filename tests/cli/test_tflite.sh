@@ -112,6 +112,31 @@ done
 run_tool run_graph --graph="$CF/nested.tflite" --input=i="$CF/zero.npy" --input=x="$CF/x.npy" --output=x_out="$CF/got_n.npy"
 near "an IF inside a WHILE's body" "$CF/got_n.npy" "$CF/nested_x.npy"
 
+# A quantized RESHAPE whose input and output share one scale and zero point
+# moves the codes as TF's Reshape does; with two quantizations it is the
+# TFLite operator, which a kernel must rescale.
+$PY - "$CF" <<'EOP'
+import sys
+import numpy as np
+sys.path.insert(0, "tests/cli")
+import tflite_writer as tw
+for name, out_quant in (("reshape_same", ([0.5], [3], 0)), ("reshape_rescaled", ([0.25], [0], 0))):
+    m = tw.Model()
+    x = m.tensor("x", [1, 2, 3], tw.INT8, quant=([0.5], [3], 0))
+    shape = m.const("shape", np.array([3, 2], np.int32))
+    y = m.tensor("y", [3, 2], tw.INT8, quant=out_quant)
+    m.inputs, m.outputs = [x], [y]
+    m.op(22, [x, shape], [y])
+    m.write("%s/%s.tflite" % (sys.argv[1], name))
+codes = np.arange(-3, 3, dtype=np.int8).reshape(1, 2, 3)
+np.save(sys.argv[1] + "/codes.npy", codes)
+np.save(sys.argv[1] + "/codes_3x2.npy", codes.reshape(3, 2))
+EOP
+run_tool run_graph --graph="$CF/reshape_same.tflite" --input=x="$CF/codes.npy" --output=y="$CF/got_codes.npy"
+near "a quantized RESHAPE quantized alike moves the int8 codes (TF's Reshape)" "$CF/got_codes.npy" "$CF/codes_3x2.npy"
+expect_output "a RESHAPE that changes the quantization is the TFLite operator (its kernel rescales)" \
+    "Op types used: .*RESHAPE" summarize_graph --in_graph="$CF/reshape_rescaled.tflite"
+
 # label_image: a BMP gives what the same pixels as PNG give; labels packed
 # in a zip after the FlatBuffer (Model Maker's) are used without --labels.
 $PY -c "

@@ -76,7 +76,7 @@ static void test_many_forms_match(void)
     static uint8_t got[N];
     for (int i = 0; i < N; i++) {
         x[i] = (float)(i - N / 2) / 1024.0f;
-        v[i] = (int32_t)((uint32_t)i * 2654435761u);
+        v[i] = (int32_t)((uint32_t)i * 2654435761u) >> (i % 32); /* every magnitude, both signs */
     }
     x[7] = NAN;
     x[8] = INFINITY;
@@ -94,12 +94,19 @@ static void test_many_forms_match(void)
             bad += got[i] != tp_q_quantize_e(&qz, x[i]);
     }
     CHECK_EQ_INT(bad, 0);
-    tp_q_requantizer r = tp_q_requantizer_make(-66051.0234375f, 66051.0234375f, -1.5f, 2);
-    tp_q_requantize_many(&r, v, got, N);
-    bad = 0;
-    for (int i = 0; i < N; i++)
-        bad += got[i] != tp_q_requantize(&r, v[i]);
-    CHECK_EQ_INT(bad, 0);
+    /* requantizers of every size: the scale below and above 2^31 and 2^32,
+     * offsets near and far, sums that wrap 64 bits */
+    for (int k = 0; k < 400; k++) {
+        const float in_max = ldexpf(1.0f + (float)(k % 7) / 7, k % 40 - 8), in_min = k % 3 ? -in_max : in_max / 8;
+        const float out_max = ldexpf(1.0f + (float)(k % 5) / 5, -(k % 23) + 4), out_min = k % 4 ? -out_max / 3 : 0;
+        tp_q_requantizer r = tp_q_requantizer_make(in_min, in_max, out_min, out_max);
+        tp_q_requantize_many(&r, v, got, N);
+        bad = 0;
+        for (int i = 0; i < N; i++)
+            bad += got[i] != tp_q_requantize(&r, v[i]);
+        CHECK_MSG(bad == 0, "requantizer %d (scale %lld, offset %lld): %d codes differ", k, (long long)r.scale_fp,
+                  (long long)r.offset_fp, bad);
+    }
 }
 
 static void test_requantize(void)

@@ -6,8 +6,8 @@
  * a write in the same run see it; ResourceGather,
  * VariableShape and VarIsInitializedOp; dtype and shape mismatches and
  * values over the memory budget fail with the variable's name; two
- * sessions on one graph keep separate variables. Values worked out by
- * hand. */
+ * sessions on one graph keep separate variables; reset_variables forgets
+ * them. Values worked out by hand. */
 #include <string.h>
 
 #include "check.h"
@@ -109,7 +109,7 @@ static void test_values_persist_across_runs(void)
     check_floats(run(s, "y", x, &status), (float[]){10, 200, -3}, 3); /* the plan kept */
     check_floats(run(s, "after_bump", NULL, &status), (float[]){1.5f, 1, 7}, 3);
     check_floats(run(s, "after_bump", NULL, &status), (float[]){2, 0, 11}, 3);
-    check_floats(run(s, "y", x, &status), (float[]){20, 0, -11}, 3); /* replanned: the value changed */
+    check_floats(run(s, "y", x, &status), (float[]){20, 0, -11}, 3); /* the plan of other fetches replaced its plan */
     check_floats(run(s, "after_unbump", NULL, &status), (float[]){1.5f, 1, 7}, 3);
     check_floats(run(s, "gathered", NULL, &status), (float[]){7, 1.5f}, 2);
     tfpi_tensor *shape = run(s, "shape", NULL, &status);
@@ -123,6 +123,12 @@ static void test_values_persist_across_runs(void)
     CHECK(run(other, "count", NULL, &status) == NULL);
     CHECK_MSG(strstr(status.message, "variable 'counter' read before"), "%s", status.message);
     check_int(run(s, "count", NULL, &status), 4);
+    /* reset_variables: back to unassigned, as a new session starts */
+    tfpi_session_reset_variables(s);
+    CHECK(run(s, "count", NULL, &status) == NULL);
+    CHECK_MSG(strstr(status.message, "variable 'counter' read before"), "%s", status.message);
+    check_int(run(s, "was_reset", NULL, &status), 0);
+    check_int(run(s, "count", NULL, &status), 1);
     tfpi_session_free(other);
     tfpi_tensor_free(x);
     tfpi_session_free(s);

@@ -86,7 +86,11 @@ static void make_case(qcase *c, int index)
     c->same = uniform(0, 1);
     c->stride_h = (int)uniform(1, 3), c->stride_w = (int)uniform(1, 3);
     c->dil_h = uniform(0, 4) == 0 ? 2 : 1, c->dil_w = uniform(0, 4) == 0 ? (int)uniform(2, 3) : 1;
-    const int64_t batch = uniform(1, 2), h = uniform(1, 11), w = uniform(1, 11), in_c = uniform(1, 40);
+    /* a third of the cases have the shapes of the fast paths: the GEMM's A
+     * read in place (1x1, depth a multiple of 16), 3 x 3 depthwise */
+    const bool usual = uniform(0, 2) == 0;
+    const int64_t batch = uniform(1, 2), h = uniform(1, 11), w = uniform(1, 11);
+    const int64_t in_c = usual ? (c->kind == KIND_DEPTHWISE ? uniform(16, 40) : 16 * uniform(1, 3)) : uniform(1, 40);
     if (c->kind == KIND_FC) {
         c->keep_num_dims = uniform(0, 1);
         c->in_ndims = c->keep_num_dims ? 3 : 2;
@@ -98,7 +102,9 @@ static void make_case(qcase *c, int index)
     } else {
         c->in_ndims = 4;
         c->in_dims[0] = batch, c->in_dims[1] = h, c->in_dims[2] = w, c->in_dims[3] = in_c;
-        int64_t kh = uniform(1, 5), kw = uniform(1, 5);
+        int64_t kh = usual ? 1 + 2 * (c->kind == KIND_DEPTHWISE) : uniform(1, 5), kw = usual ? kh : uniform(1, 5);
+        if (usual && c->kind == KIND_CONV)
+            c->stride_h = c->stride_w = c->dil_h = c->dil_w = 1;
         while (!c->same && (kh - 1) * c->dil_h >= h) /* VALID needs the window inside the image */
             kh--;
         while (!c->same && (kw - 1) * c->dil_w >= w)
@@ -107,7 +113,7 @@ static void make_case(qcase *c, int index)
             c->out_c = uniform(1, MAX_CHANNELS);
             c->filter_dims[0] = c->out_c, c->filter_dims[1] = kh, c->filter_dims[2] = kw, c->filter_dims[3] = in_c;
         } else {
-            const int64_t m = uniform(0, 3) == 0 ? uniform(2, 3) : 1;
+            const int64_t m = !usual && uniform(0, 3) == 0 ? uniform(2, 3) : 1;
             c->in_dims[3] = in_c > MAX_CHANNELS / m ? MAX_CHANNELS / m : in_c;
             c->out_c = c->in_dims[3] * m;
             c->filter_dims[0] = 1, c->filter_dims[1] = kh, c->filter_dims[2] = kw, c->filter_dims[3] = c->out_c;

@@ -33,6 +33,7 @@ static node_stat *find_or_add(node_stats *stats, const tfpi_node_profile *p)
     s->start_us = p->start_us;
     s->output_bytes = p->output_bytes;
     s->flops = p->flops;
+    s->integer = p->integer != 0;
     return s;
 }
 
@@ -59,16 +60,11 @@ void node_stats_free(node_stats *stats)
     memset(stats, 0, sizeof *stats);
 }
 
-bool node_stats_is_integer_op(const char *op)
-{
-    return strncmp(op, "Quantized", 9) == 0;
-}
-
 int64_t node_stats_flops(const node_stats *stats, bool integer)
 {
     int64_t total = 0;
     for (int i = 0; i < stats->count; i++)
-        if (node_stats_is_integer_op(stats->nodes[i].op) == integer)
+        if (stats->nodes[i].integer == integer)
             total += stats->nodes[i].flops;
     return total;
 }

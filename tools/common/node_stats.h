@@ -14,6 +14,7 @@ typedef struct node_stat {
     double first_us, total_us, start_us;
     size_t output_bytes;
     int64_t flops;
+    bool integer; /* flops counts 8-bit multiply-adds (tfpi_node_profile.integer) */
     int times_called;
     int order; /* position in the first run */
 } node_stat;
@@ -27,9 +28,6 @@ typedef struct node_stats {
 /* Adds one run's profile (from tfpi_session_profile). 0 on success. */
 int node_stats_add_run(node_stats *stats, const tfpi_node_profile *profile, int n);
 void node_stats_free(node_stats *stats);
-/* Ops that compute on 8-bit codes (QuantizedConv2D, QuantizedMatMul...):
- * their multiply-adds are integer operations, not FLOPs. */
-bool node_stats_is_integer_op(const char *op);
 /* The estimated operations of one run: float FLOPs, or (integer) the
  * integer multiply-adds x 2 of the 8-bit ops. */
 int64_t node_stats_flops(const node_stats *stats, bool integer);
