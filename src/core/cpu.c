@@ -5,9 +5,9 @@
 #include "core/cpu.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__aarch64__) || defined(__arm__)
