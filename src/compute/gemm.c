@@ -45,7 +45,8 @@ typedef struct gemm_job {
     int tasks;
     atomic_int next_task;
     const tp_gemm_kernels *kernels;
-    int64_t nr;     /* the kernels' tile width */
+    int64_t nr;      /* the kernels' tile width */
+    int64_t k_block; /* rows of B per block of k, at most */
     bool prepacked; /* B is in the kernels' panels (b_in_panels or b_fp16) */
     /* The epilogue's scale, multiplied into B as it is packed so that the
      * tiles skip it (the ARM kernels, whose epilogue takes a share of every
@@ -277,9 +278,9 @@ static void plan_job(gemm_job *job, int64_t threads)
     const tp_gemm *g = job->g;
     job->m_tiles = ceil_div(g->m, TP_GEMM_MR);
     job->n_panels = ceil_div(g->n, job->nr);
-    job->depth_block = g->depth > K_BLOCK ? ceil_div(g->depth, ceil_div(g->depth, K_BLOCK)) : g->depth;
+    job->depth_block = g->depth > job->k_block ? ceil_div(g->depth, ceil_div(g->depth, job->k_block)) : g->depth;
     job->depth_block = job->depth_block > 0 ? job->depth_block : 1;
-    job->taps_block = min64(K_BLOCK / job->depth_block, MAX_BLOCK_TAPS);
+    job->taps_block = min64(job->k_block / job->depth_block, MAX_BLOCK_TAPS);
     job->taps_block = job->taps_block > 0 ? job->taps_block : 1;
     job->depth_blocks = g->depth > 0 ? ceil_div(g->depth, job->depth_block) : 1;
     job->tap_blocks = g->taps > 0 ? ceil_div(g->taps, job->taps_block) : 1;
@@ -312,19 +313,22 @@ static void plan_job(gemm_job *job, int64_t threads)
     job->buffer_floats = (job->b_floats + (job->kernels->pack_a ? k_floats * TP_GEMM_MR : 0) + 15) & ~(size_t)15;
 }
 
-bool tp_gemm_fp16_wanted(const tp_threadpool *pool)
+bool tp_gemm_fp16_wanted(const tp_threadpool *pool) { return tp_threadpool_precision(pool) == TP_PRECISION_FP16; }
+
+const tp_gemm_kernels *tp_gemm_fp16_kernels_for(tp_cpu cpu)
 {
 #if defined(TP_GEMM_FP16_KERNELS)
-    return tp_threadpool_precision(pool) == TP_PRECISION_FP16;
+    if (cpu.fp16)
+        return &tp_gemm_kernels_fp16;
 #else
-    (void)pool;
-    return false;
+    (void)cpu;
 #endif
+    return &tp_gemm_kernels_fp16_portable;
 }
 
 /* The product with `kernels`, over pool's workers where it is worth it
  * (pool NULL: on the caller). */
-static bool run_with(const tp_gemm *g, tp_threadpool *pool, const tp_gemm_kernels *kernels)
+static bool run_with(const tp_gemm *g, tp_threadpool *pool, tp_cpu cpu)
 {
     if (g->m <= 0 || g->n <= 0)
         return true;
@@ -332,13 +336,11 @@ static bool run_with(const tp_gemm *g, tp_threadpool *pool, const tp_gemm_kernel
         return tp_gemv_run(g, pool);
     const double macs = (double)g->m * (double)g->n * (double)(g->taps * g->depth);
     const int64_t threads = macs >= MIN_PARALLEL_MACS ? tp_threadpool_size(pool) : 1;
-    gemm_job job = {.g = g, .kernels = kernels, .prepacked = g->b_in_panels};
-#if defined(TP_GEMM_FP16_KERNELS)
-    if (g->b_fp16) { /* only ever set where tp_gemm_fp16_wanted */
-        job.kernels = &tp_gemm_kernels_fp16;
-        job.prepacked = true;
-    }
-#endif
+    /* b_fp16 is only ever set where tp_gemm_fp16_wanted */
+    gemm_job job = {.g = g,
+                    .kernels = g->b_fp16 ? tp_gemm_fp16_kernels_for(cpu) : tp_gemm_kernels_for(cpu),
+                    .prepacked = g->b_in_panels || g->b_fp16,
+                    .k_block = g->b_fp16 ? TP_GEMM_FP16_K_BLOCK : K_BLOCK};
     job.nr = job.kernels->nr;
     plan_job(&job, threads);
     if (job.kernels->pack_a && !job.prepacked && job.tiles_per_task * TP_GEMM_MR >= 2 * g->taps * g->depth)
@@ -355,9 +357,6 @@ static bool run_with(const tp_gemm *g, tp_threadpool *pool, const tp_gemm_kernel
     return true;
 }
 
-bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool)
-{
-    return run_with(g, pool, tp_gemm_kernels_for(tp_threadpool_cpu(pool)));
-}
+bool tp_gemm_run(const tp_gemm *g, tp_threadpool *pool) { return run_with(g, pool, tp_threadpool_cpu(pool)); }
 
-bool tp_gemm_run_alone(const tp_gemm *g, tp_cpu cpu) { return run_with(g, NULL, tp_gemm_kernels_for(cpu)); }
+bool tp_gemm_run_alone(const tp_gemm *g, tp_cpu cpu) { return run_with(g, NULL, cpu); }

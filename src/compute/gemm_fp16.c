@@ -208,7 +208,7 @@ static void pack_quads_fp16(const float *const *ptrs, int taps, int64_t d0, int6
     }
 }
 
-void tp_gemm_fp16_pack_panels_into(const float *b, int64_t k, int64_t n, int64_t ldb, uint16_t *panels)
+void tp_gemm_fp16_pack_panels_aarch64(const float *b, int64_t k, int64_t n, int64_t ldb, uint16_t *panels)
 {
     __fp16 *out = (__fp16 *)(void *)panels;
     for (int64_t col0 = 0; col0 < n; col0 += TP_GEMM_FP16_NR) {

@@ -16,8 +16,8 @@
 
 /* B (k x n, row stride n), a known input of node `owner` (its NodeDef), in
  * the fp16 kernel's binary16 panels (gemm_fp16.h) owned by graph, for
- * sessions of precision fp16: NULL without a graph or memory for it, and on
- * builds without the fp16 kernels. Call it only where tp_gemm_fp16_wanted. */
+ * sessions of precision fp16: NULL without a graph or memory for it. Call
+ * it only where tp_gemm_fp16_wanted. */
 const uint16_t *tp_gemm_graph_panels_fp16(const tfpi_graph *graph, const void *owner, const float *b, int64_t k,
                                           int64_t n);
 

@@ -5,6 +5,7 @@
 #include "core/cpu.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,12 +160,19 @@ bool tp_precision_named(const char *name, tp_precision *out)
     return true;
 }
 
+static atomic_bool fp16_emulated;
+
+void tp_cpu_emulate_fp16(bool on) { atomic_store(&fp16_emulated, on); }
+
 tp_precision tp_cpu_precision(tp_cpu cpu, tp_precision wanted)
 {
+    if (wanted != TP_PRECISION_FP16)
+        return TP_PRECISION_FP32;
 #if defined(__aarch64__)
-    return wanted == TP_PRECISION_FP16 && cpu.fp16 ? TP_PRECISION_FP16 : TP_PRECISION_FP32;
+    if (cpu.fp16)
+        return TP_PRECISION_FP16;
 #else
-    (void)cpu, (void)wanted;
-    return TP_PRECISION_FP32;
+    (void)cpu;
 #endif
+    return atomic_load(&fp16_emulated) ? TP_PRECISION_FP16 : TP_PRECISION_FP32;
 }

@@ -61,7 +61,14 @@ const char *tp_precision_name(tp_precision precision);
 bool tp_precision_named(const char *name, tp_precision *out);
 
 /* The precision kernels can run on cpu when `wanted` is asked for: fp16
- * only on an aarch64 build on a CPU with fp16 arithmetic, else fp32. */
+ * on an aarch64 build on a CPU with fp16 arithmetic, or anywhere while fp16
+ * is emulated; else fp32. */
 tp_precision tp_cpu_precision(tp_cpu cpu, tp_precision wanted);
+
+/* For tests: while on, sessions asking for fp16 on a CPU without fp16
+ * arithmetic get it, computed by the portable kernels (binary16.h: the
+ * same values, many times slower) instead of falling back to
+ * fp32. Off unless a test turns it on. */
+void tp_cpu_emulate_fp16(bool on);
 
 #endif
