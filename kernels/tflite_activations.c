@@ -142,14 +142,9 @@ static tfpi_code fill_table(tp_op_ctx *ctx, act_state *s)
 static tfpi_code act_prepare(tp_op_ctx *ctx, act_op op)
 {
     tfpi_code code;
-    if ((code = tp_expect_inputs(ctx, 1, 1)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, true)) != TFPI_OK)
+    if ((code = tp_tfl_prepare_elementwise(ctx, true)) != TFPI_OK)
         return code;
     const tfpi_tensor *x = ctx->inputs[0];
-    if (tp_tfl_output_dtype(ctx) != x->dtype)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output type %s differs from the input's %s",
-                       tfpi_dtype_name(tp_tfl_output_dtype(ctx)), tfpi_dtype_name(x->dtype));
-    if ((code = tp_set_output(ctx, 0, x->dtype, x->ndims, x->dims)) != TFPI_OK)
-        return code;
     act_state *s = calloc(1, sizeof *s);
     if (!s)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");

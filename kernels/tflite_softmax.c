@@ -51,16 +51,8 @@ static tfpi_code expect_output_quant(tp_op_ctx *ctx, float scale, int32_t zero_p
  * input, the output of its type and shape. */
 static tfpi_code prepare_8bit(tp_op_ctx *ctx, tp_tfl_qparams *in)
 {
-    tfpi_code code;
-    if ((code = tp_expect_inputs(ctx, 1, 1)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, false)) != TFPI_OK)
-        return code;
-    const tfpi_tensor *x = ctx->inputs[0];
-    if (tp_tfl_output_dtype(ctx) != x->dtype)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output type %s differs from the input's %s",
-                       tfpi_dtype_name(tp_tfl_output_dtype(ctx)), tfpi_dtype_name(x->dtype));
-    if ((code = tp_set_output(ctx, 0, x->dtype, x->ndims, x->dims)) != TFPI_OK)
-        return code;
-    return tp_tfl_qparams_of(ctx, "in", 0, in);
+    tfpi_code code = tp_tfl_prepare_elementwise(ctx, false);
+    return code != TFPI_OK ? code : tp_tfl_qparams_of(ctx, "in", 0, in);
 }
 
 static tfpi_code lut_prepare(tp_op_ctx *ctx, bool tanh)

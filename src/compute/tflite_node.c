@@ -129,3 +129,15 @@ tfpi_code tp_tfl_expect_8bit(tp_op_ctx *ctx, int i, bool float_too)
     return tp_fail(ctx, TFPI_UNIMPLEMENTED, "input %d is %s; this kernel handles uint8, int8%s", i,
                    tfpi_dtype_name(dtype), float_too ? " and float" : "");
 }
+
+tfpi_code tp_tfl_prepare_elementwise(tp_op_ctx *ctx, bool float_too)
+{
+    tfpi_code code;
+    if ((code = tp_expect_inputs(ctx, 1, 1)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, float_too)) != TFPI_OK)
+        return code;
+    const tfpi_tensor *x = ctx->inputs[0];
+    if (tp_tfl_output_dtype(ctx) != x->dtype)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "output type %s differs from the input's %s",
+                       tfpi_dtype_name(tp_tfl_output_dtype(ctx)), tfpi_dtype_name(x->dtype));
+    return tp_set_output(ctx, 0, x->dtype, x->ndims, x->dims);
+}

@@ -103,4 +103,8 @@ tfpi_dtype tp_tfl_output_dtype(const tp_op_ctx *ctx);
  * where float_too); an error naming the input otherwise. */
 tfpi_code tp_tfl_expect_8bit(tp_op_ctx *ctx, int i, bool float_too);
 
+/* One input of a type tp_tfl_expect_8bit accepts, and output 0 of its
+ * type (which the node's T must agree with) and shape. */
+tfpi_code tp_tfl_prepare_elementwise(tp_op_ctx *ctx, bool float_too);
+
 #endif
