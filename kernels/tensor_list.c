@@ -210,14 +210,15 @@ static tfpi_code from_tensor_prepare(tp_op_ctx *ctx)
     tfpi_code code = expect_dynamic(ctx, 2, 2);
     int ndims;
     int64_t dims[TFPI_MAX_DIMS];
-    if (code == TFPI_OK && ctx->inputs[0]->ndims < 1)
+    if (code != TFPI_OK)
+        return code;
+    if (ctx->inputs[0]->ndims < 1)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the tensor must have rank >= 1");
     tfpi_dtype declared = tp_attr_type(ctx->def, "element_dtype", ctx->inputs[0]->dtype);
-    if (code == TFPI_OK && declared != ctx->inputs[0]->dtype) /* its input is typed element_dtype */
+    if (declared != ctx->inputs[0]->dtype) /* its input is typed element_dtype */
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "element_dtype is %s, but the tensor is %s",
                        tfpi_dtype_name(declared), tfpi_dtype_name(ctx->inputs[0]->dtype));
-    return code == TFPI_OK && (code = read_shape_input(ctx, 1, &ndims, dims)) == TFPI_OK ? handle_output(ctx)
-                                                                                            : code;
+    return (code = read_shape_input(ctx, 1, &ndims, dims)) == TFPI_OK ? handle_output(ctx) : code;
 }
 
 static tfpi_code from_tensor_run(tp_op_ctx *ctx)

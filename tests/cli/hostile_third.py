@@ -131,6 +131,9 @@ def tensor_list_cases(c):
     c.output("tensor_list_from_tensor", from_tensor(FLOAT), r"y: float \[3\] 1 1 1$")
     c.error("tensor_list_from_tensor_wrong_dtype", from_tensor(INT32),
             "node 'l' \\(TensorListFromTensor\\): element_dtype is int32, but the tensor is float")
+    # fuzz_graphdef's find (2026-11-29): with no inputs, the element_dtype check read input 0 (UBSan)
+    c.error("tensor_list_from_tensor_no_inputs", [node("y", "TensorListFromTensor", [], element_dtype=FLOAT)],
+            "node 'y' \\(TensorListFromTensor\\): expects 2 inputs, has 0")
 
 
 def third_round_cases(c):
