@@ -19,8 +19,8 @@
  * The fused activation becomes a clamp of the output codes. Each 8-bit
  * input's scaled value depends on its code alone, so ADD, SUB and
  * SQUARED_DIFFERENCE look them up in 256-entry tables made while planning;
- * on NEON, ADD and SUB of inputs of one shape compute them, eight lanes at
- * a time, with the same integers (compute/tflite_fixed_point_neon.h).
+ * on NEON, ADD and SUB of inputs of one shape compute them, sixteen codes
+ * at a time, with the same integers (compute/tflite_fixed_point_neon.h).
  * The float path (fused activations included) serves the float operators
  * the reader keeps under their TFLite names. */
 #include <math.h>
@@ -230,17 +230,6 @@ typedef struct arith_job {
 } arith_job;
 
 #if defined(__ARM_NEON)
-/* The lanes of a multiplier, as tp_tfl_multiply_x4 takes them. */
-typedef struct multiplier_x4 {
-    int32x4_t mantissa, left, right;
-} multiplier_x4;
-
-static multiplier_x4 multiplier_lanes(tp_tfl_multiplier m)
-{
-    return (multiplier_x4){vdupq_n_s32(m.mantissa), vdupq_n_s32(m.shift > 0 ? m.shift : 0),
-                           vdupq_n_s32(m.shift > 0 ? 0 : m.shift)};
-}
-
 /* Eight codes less their zero point, in 16 bits (uint8: -255...255). */
 static inline int16x8_t centered(const uint8_t *p, bool is_signed, int16x8_t zero)
 {
@@ -249,35 +238,53 @@ static inline int16x8_t centered(const uint8_t *p, bool is_signed, int16x8_t zer
     return vsubq_s16(c, zero);
 }
 
-/* An input's scaled values (the tables' entries) of four centered codes. */
-static inline int32x4_t scaled4(int16x4_t c, const multiplier_x4 *m)
+/* What additive_neon's lanes share: the multipliers (right shifts only)
+ * and the output's offset and clamp. */
+typedef struct additive_lanes {
+    int32x4_t mantissa[3], right[3]; /* x, y, output */
+    int32x4_t offset, lo, hi;
+    int16x8_t zx, zy;
+    bool is_signed, sub;
+} additive_lanes;
+
+/* Eight output codes from eight codes of x and y. */
+static inline uint8x8_t additive8(const additive_lanes *l, const uint8_t *x, const uint8_t *y)
 {
-    return tp_tfl_multiply_x4(vshlq_n_s32(vmovl_s16(c), 20), m->mantissa, m->left, m->right);
+    const int16x8_t cx = centered(x, l->is_signed, l->zx), cy = centered(y, l->is_signed, l->zy);
+    int32x4_t v[2];
+    for (int h = 0; h < 2; h++) {
+        const int32x4_t wx = vshlq_n_s32(vmovl_s16(h ? vget_high_s16(cx) : vget_low_s16(cx)), 20);
+        const int32x4_t wy = vshlq_n_s32(vmovl_s16(h ? vget_high_s16(cy) : vget_low_s16(cy)), 20);
+        const int32x4_t a = tp_tfl_multiply_right_x4(wx, l->mantissa[0], l->right[0]);
+        const int32x4_t b = tp_tfl_multiply_right_x4(wy, l->mantissa[1], l->right[1]);
+        const int32x4_t raw = tp_tfl_multiply_right_x4(l->sub ? vsubq_s32(a, b) : vaddq_s32(a, b), l->mantissa[2],
+                                                       l->right[2]);
+        v[h] = vminq_s32(vmaxq_s32(vaddq_s32(raw, l->offset), l->lo), l->hi);
+    }
+    /* clamped inside the type: the low bytes are the codes */
+    return vmovn_u16(vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(v[0])), vmovn_u32(vreinterpretq_u32_s32(v[1]))));
 }
 
-/* ADD and SUB of contiguous inputs, eight codes at a time, the same
- * integers as the tables and quantized_value; returns how many were done. */
+/* ADD and SUB of contiguous inputs, sixteen codes at a time (two
+ * independent chains), the same integers as the tables and
+ * quantized_value; returns how many were done (none if a multiplier
+ * shifts left: one within rounding of 1). */
 static int64_t additive_neon(const arith_state *s, const uint8_t *x, const uint8_t *y, uint8_t *out, int64_t length)
 {
-    const bool is_signed = s->dtype == TFPI_INT8, sub = s->op == OP_SUB;
-    const multiplier_x4 mx = multiplier_lanes(s->in_mult[0]), my = multiplier_lanes(s->in_mult[1]);
-    const multiplier_x4 mo = multiplier_lanes(s->out_mult);
-    const int16x8_t zx = vdupq_n_s16((int16_t)s->zero[0]), zy = vdupq_n_s16((int16_t)s->zero[1]);
-    const int32x4_t offset = vdupq_n_s32(s->out_offset), lo = vdupq_n_s32(s->act_min), hi = vdupq_n_s32(s->act_max);
+    const tp_tfl_multiplier m[3] = {s->in_mult[0], s->in_mult[1], s->out_mult};
+    additive_lanes l = {.offset = vdupq_n_s32(s->out_offset), .lo = vdupq_n_s32(s->act_min),
+                        .hi = vdupq_n_s32(s->act_max), .zx = vdupq_n_s16((int16_t)s->zero[0]),
+                        .zy = vdupq_n_s16((int16_t)s->zero[1]), .is_signed = s->dtype == TFPI_INT8,
+                        .sub = s->op == OP_SUB};
+    for (int k = 0; k < 3; k++) {
+        if (m[k].shift > 0)
+            return 0;
+        l.mantissa[k] = vdupq_n_s32(m[k].mantissa), l.right[k] = vdupq_n_s32(m[k].shift);
+    }
     int64_t i = 0;
-    for (; i + 8 <= length; i += 8) {
-        const int16x8_t cx = centered(x + i, is_signed, zx), cy = centered(y + i, is_signed, zy);
-        int32x4_t v[2];
-        for (int h = 0; h < 2; h++) {
-            const int32x4_t a = scaled4(h ? vget_high_s16(cx) : vget_low_s16(cx), &mx);
-            const int32x4_t b = scaled4(h ? vget_high_s16(cy) : vget_low_s16(cy), &my);
-            const int32x4_t raw = tp_tfl_multiply_x4(sub ? vsubq_s32(a, b) : vaddq_s32(a, b), mo.mantissa, mo.left,
-                                                     mo.right);
-            v[h] = vminq_s32(vmaxq_s32(vaddq_s32(raw, offset), lo), hi);
-        }
-        /* clamped inside the type: the low bytes are the codes */
-        vst1_u8(out + i, vmovn_u16(vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(v[0])),
-                                                vmovn_u32(vreinterpretq_u32_s32(v[1])))));
+    for (; i + 16 <= length; i += 16) {
+        const uint8x8_t lo = additive8(&l, x + i, y + i), hi = additive8(&l, x + i + 8, y + i + 8);
+        vst1q_u8(out + i, vcombine_u8(lo, hi));
     }
     return i;
 }
