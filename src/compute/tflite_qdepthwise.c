@@ -268,7 +268,9 @@ static void pixel16_any(const dw_job *job, const uint8_t *const *taps, int64_t n
  * clamp's low and high codes x 16). The four pairs of taps sum two
  * products per 16-bit lane (smull, smlal), the ninth one, then all are
  * added into the column terms (saddw); the rescale's rounding shift
- * subtracts one from negative values (all shifts are right shifts here),
+ * subtracts one from negative values (all shifts are right shifts here:
+ * one ssra, x + (x >> 31), which cannot wrap as sqrdmulh never gives
+ * INT32_MIN),
  * the output zero point is added, the sums narrowed with saturation and
  * clamped. Registers: inputs v0-v8, weights v16-v24, sums v25-v28,
  * products v9-v15, v29-v31. */
@@ -316,11 +318,9 @@ static void dw3x3_blocks(const uint8_t *const *taps, const uint8_t *blocks, int6
                      "sqrdmulh v25.4s, v25.4s, v16.4s\n" "sqrdmulh v26.4s, v26.4s, v17.4s\n"
                      "sqrdmulh v27.4s, v27.4s, v18.4s\n" "sqrdmulh v28.4s, v28.4s, v19.4s\n"
                      "ldr q24, [%[b], #336]\n"
-                     "cmlt v9.4s, v25.4s, #0\n" "cmlt v10.4s, v26.4s, #0\n"
-                     "cmlt v11.4s, v27.4s, #0\n" "cmlt v12.4s, v28.4s, #0\n"
+                     "ssra v25.4s, v25.4s, #31\n" "ssra v26.4s, v26.4s, #31\n"
                      "ldp q0, q1, [%[b], #352]\n"
-                     "sqadd v25.4s, v25.4s, v9.4s\n" "sqadd v26.4s, v26.4s, v10.4s\n"
-                     "sqadd v27.4s, v27.4s, v11.4s\n" "sqadd v28.4s, v28.4s, v12.4s\n"
+                     "ssra v27.4s, v27.4s, #31\n" "ssra v28.4s, v28.4s, #31\n"
                      "srshl v25.4s, v25.4s, v20.4s\n" "srshl v26.4s, v26.4s, v21.4s\n"
                      "srshl v27.4s, v27.4s, v22.4s\n" "srshl v28.4s, v28.4s, v23.4s\n"
                      EACH4("add", "v24.4s")
