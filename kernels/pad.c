@@ -9,7 +9,8 @@
  * index reads (or OUTSIDE for the constant). run walks the output row by
  * row (a row runs along the last dimension): a row whose outer indices
  * fall outside is all constant; otherwise its padding elements go through
- * the map and its interior is one memcpy. */
+ * the map and its interior is one memcpy. Trailing dims without padding
+ * join the row (their maps are the joined dim's). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "kernel/array_kernel_util.h"
 
 enum { OUTSIDE = -1 };
+enum { JOINED_MAP_MAX = 1 << 16 }; /* entries of a joined dim's map, at most */
 
 typedef struct pad_state {
     int rank; /* at least 1: a scalar is padded as a vector of one */
@@ -108,22 +110,32 @@ static tfpi_code pad_prepare(tp_op_ctx *ctx)
         return code;
     if (tp_num_elements(&ctx->outputs[0]) == 0) /* not run (tp_kernel_run): no maps, however long the dims */
         return TFPI_OK;
-    for (int d = 0; d < in->ndims; d++)
-        total += out_dims[d];
+    /* trailing dims without padding join the dim before them while its map
+     * stays short (an NHWC picture padded in H and W: rows of W x C, not of C) */
+    int rank = in->ndims > 0 ? in->ndims : 1;
+    int64_t inner = 1;
+    while (rank > 1 && paddings[2 * (rank - 1)] == 0 && paddings[2 * (rank - 1) + 1] == 0 &&
+           tp_sat_mul(tp_sat_mul(inner, in->dims[rank - 1]), out_dims[rank - 2]) <= JOINED_MAP_MAX)
+        inner *= in->dims[--rank];
+    for (int d = 0; d < rank; d++)
+        total += in->ndims > 0 ? out_dims[d] * (d == rank - 1 ? inner : 1) : 1;
     pad_state *s = calloc(1, sizeof *s + (size_t)total * sizeof s->indices[0]);
     if (!(ctx->state = s))
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    s->rank = in->ndims > 0 ? in->ndims : 1;
+    s->rank = rank;
     s->pad_zero_point = codes;
     s->zero_code = (uint8_t)q.zero_point; /* an int8 code's byte is its low byte */
     int64_t *next = s->indices;
     for (int d = 0; d < s->rank; d++) {
-        s->in_dims[d] = in->ndims > 0 ? in->dims[d] : 1;
-        s->out_dims[d] = in->ndims > 0 ? out_dims[d] : 1;
-        s->before[d] = in->ndims > 0 ? paddings[2 * d] : 0;
+        const int64_t joined = d == rank - 1 ? inner : 1;
+        s->in_dims[d] = (in->ndims > 0 ? in->dims[d] : 1) * joined;
+        s->out_dims[d] = (in->ndims > 0 ? out_dims[d] : 1) * joined;
+        s->before[d] = (in->ndims > 0 ? paddings[2 * d] : 0) * joined;
         s->source[d] = next;
-        for (int64_t i = 0; i < s->out_dims[d]; i++)
-            *next++ = source_index(i, s->before[d], s->in_dims[d], mode);
+        for (int64_t i = 0; i < s->out_dims[d]; i++) {
+            const int64_t k = source_index(i / joined, s->before[d] / joined, s->in_dims[d] / joined, mode);
+            *next++ = k == OUTSIDE ? OUTSIDE : k * joined + i % joined;
+        }
     }
     return TFPI_OK;
 }
@@ -134,8 +146,11 @@ static void copy_mapped(char *dst, const char *src_row, const int64_t *source, i
                         int64_t end, const void *constant, size_t size)
 {
     for (int64_t i = begin; i < end; i++) {
-        const void *from = src_row && source[i] != OUTSIDE ? src_row + source[i] * (int64_t)size : constant;
-        memcpy(dst + i * (int64_t)size, from, size);
+        const char *from = src_row && source[i] != OUTSIDE ? src_row + source[i] * (int64_t)size : constant;
+        if (size == 1)
+            dst[i] = *from;
+        else
+            memcpy(dst + i * (int64_t)size, from, size);
     }
 }
 

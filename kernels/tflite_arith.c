@@ -18,7 +18,9 @@
  *    and s_in x s_alpha / s_out (reference/prelu.h).
  * The fused activation becomes a clamp of the output codes. Each 8-bit
  * input's scaled value depends on its code alone, so ADD, SUB and
- * SQUARED_DIFFERENCE look them up in 256-entry tables made while planning.
+ * SQUARED_DIFFERENCE look them up in 256-entry tables made while planning;
+ * on NEON, ADD and SUB of inputs of one shape compute them, sixteen codes
+ * at a time, with the same integers (compute/tflite_fixed_point_neon.h).
  * The float path (fused activations included) serves the float operators
  * the reader keeps under their TFLite names. */
 #include <math.h>
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "compute/broadcast.h"
+#include "compute/tflite_fixed_point_neon.h"
 #include "compute/tflite_node.h"
 #include "core/wrapping_int.h"
 
@@ -39,6 +42,9 @@ typedef struct arith_state {
     float fmin, fmax;         /* float outputs */
     /* ADD, SUB, SQUARED_DIFFERENCE: each code's scaled value */
     int32_t scaled[2][256];
+    /* ADD, SUB: what makes the scaled values (for the NEON path) */
+    int32_t zero[2];
+    tp_tfl_multiplier in_mult[2];
     /* MUL, PRELU: the inputs' offsets (minus their zero points) */
     int32_t offset[2];
     tp_tfl_multiplier out_mult;
@@ -89,6 +95,7 @@ static tfpi_code prepare_additive(tp_op_ctx *ctx, arith_state *s, const tp_tfl_q
             const int32_t c = is_signed ? (int32_t)(int8_t)b : b;
             s->scaled[k][b] = tp_tfl_multiply((c - q[k].zero_point) * (1 << left_shift), m);
         }
+        s->zero[k] = q[k].zero_point, s->in_mult[k] = m;
     }
     s->out_offset = out->zero_point;
     return TFPI_OK;
@@ -222,6 +229,67 @@ typedef struct arith_job {
     int64_t x_step, y_step;
 } arith_job;
 
+#if defined(__ARM_NEON)
+/* Eight codes less their zero point, in 16 bits (uint8: -255...255). */
+static inline int16x8_t centered(const uint8_t *p, bool is_signed, int16x8_t zero)
+{
+    const uint8x8_t bytes = vld1_u8(p);
+    const int16x8_t c = is_signed ? vmovl_s8(vreinterpret_s8_u8(bytes)) : vreinterpretq_s16_u16(vmovl_u8(bytes));
+    return vsubq_s16(c, zero);
+}
+
+/* What additive_neon's lanes share: the multipliers (right shifts only)
+ * and the output's offset and clamp. */
+typedef struct additive_lanes {
+    int32x4_t mantissa[3], right[3]; /* x, y, output */
+    int32x4_t offset, lo, hi;
+    int16x8_t zx, zy;
+    bool is_signed, sub;
+} additive_lanes;
+
+/* Eight output codes from eight codes of x and y. */
+static inline uint8x8_t additive8(const additive_lanes *l, const uint8_t *x, const uint8_t *y)
+{
+    const int16x8_t cx = centered(x, l->is_signed, l->zx), cy = centered(y, l->is_signed, l->zy);
+    int32x4_t v[2];
+    for (int h = 0; h < 2; h++) {
+        const int32x4_t wx = vshlq_n_s32(vmovl_s16(h ? vget_high_s16(cx) : vget_low_s16(cx)), 20);
+        const int32x4_t wy = vshlq_n_s32(vmovl_s16(h ? vget_high_s16(cy) : vget_low_s16(cy)), 20);
+        const int32x4_t a = tp_tfl_multiply_right_x4(wx, l->mantissa[0], l->right[0]);
+        const int32x4_t b = tp_tfl_multiply_right_x4(wy, l->mantissa[1], l->right[1]);
+        const int32x4_t raw = tp_tfl_multiply_right_x4(l->sub ? vsubq_s32(a, b) : vaddq_s32(a, b), l->mantissa[2],
+                                                       l->right[2]);
+        v[h] = vminq_s32(vmaxq_s32(vaddq_s32(raw, l->offset), l->lo), l->hi);
+    }
+    /* clamped inside the type: the low bytes are the codes */
+    return vmovn_u16(vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(v[0])), vmovn_u32(vreinterpretq_u32_s32(v[1]))));
+}
+
+/* ADD and SUB of contiguous inputs, sixteen codes at a time (two
+ * independent chains), the same integers as the tables and
+ * quantized_value; returns how many were done (none if a multiplier
+ * shifts left: one within rounding of 1). */
+static int64_t additive_neon(const arith_state *s, const uint8_t *x, const uint8_t *y, uint8_t *out, int64_t length)
+{
+    const tp_tfl_multiplier m[3] = {s->in_mult[0], s->in_mult[1], s->out_mult};
+    additive_lanes l = {.offset = vdupq_n_s32(s->out_offset), .lo = vdupq_n_s32(s->act_min),
+                        .hi = vdupq_n_s32(s->act_max), .zx = vdupq_n_s16((int16_t)s->zero[0]),
+                        .zy = vdupq_n_s16((int16_t)s->zero[1]), .is_signed = s->dtype == TFPI_INT8,
+                        .sub = s->op == OP_SUB};
+    for (int k = 0; k < 3; k++) {
+        if (m[k].shift > 0)
+            return 0;
+        l.mantissa[k] = vdupq_n_s32(m[k].mantissa), l.right[k] = vdupq_n_s32(m[k].shift);
+    }
+    int64_t i = 0;
+    for (; i + 16 <= length; i += 16) {
+        const uint8x8_t lo = additive8(&l, x + i, y + i), hi = additive8(&l, x + i + 8, y + i + 8);
+        vst1q_u8(out + i, vcombine_u8(lo, hi));
+    }
+    return i;
+}
+#endif
+
 static void arith_run_span(void *arg, int64_t out_offset, const int64_t *in_offsets, int64_t length)
 {
     const arith_job *job = arg;
@@ -236,7 +304,12 @@ static void arith_run_span(void *arg, int64_t out_offset, const int64_t *in_offs
     const bool is_signed = s->dtype == TFPI_INT8;
     const uint8_t *x = (const uint8_t *)job->x + in_offsets[0], *y = (const uint8_t *)job->y + in_offsets[1];
     uint8_t *out = (uint8_t *)job->out + out_offset;
-    for (int64_t i = 0; i < length; i++) {
+    int64_t i = 0;
+#if defined(__ARM_NEON)
+    if ((s->op == OP_ADD || s->op == OP_SUB) && job->x_step == 1 && job->y_step == 1)
+        i = additive_neon(s, x, y, out, length);
+#endif
+    for (; i < length; i++) {
         const int64_t ix = i * job->x_step, iy = i * job->y_step;
         const int32_t v = quantized_value(s, code_of(x, ix, is_signed), code_of(y, iy, is_signed), x[ix], y[iy]);
         out[i] = (uint8_t)v; /* the low byte is the int8 code too */

@@ -6,7 +6,9 @@
  *    zero point (what TFLite's float-to-int conversion does on ARM).
  *  - QUANTIZE of uint8 / int8 codes (requantize, uint8 <-> int8 too): the
  *    code less the input zero point times in_scale / out_scale (TFLite's
- *    multiplier and rounding), plus the output zero point, clamped.
+ *    multiplier and rounding), plus the output zero point, clamped: made
+ *    for each of the 256 input codes while planning, a table lookup when
+ *    run.
  *  - DEQUANTIZE of uint8, int8 or int16: scale x (q - zero point), in
  *    double and rounded once to float for a per-tensor scale, in float for
  *    per-channel scales (slices along the quantized dimension; the int8
@@ -21,9 +23,12 @@ typedef struct quantize_state {
     tp_tfl_qparams out;
     tp_tfl_qparams in;       /* requantize */
     tp_tfl_multiplier mult;  /* requantize */
+    uint8_t codes[256];      /* requantize: the output code of each input byte */
 } quantize_state;
 
 static void state_release(void *state) { free(state); }
+
+static int32_t clamp_code(int32_t v, const tp_tfl_qparams *q) { return v < q->qmin ? q->qmin : v > q->qmax ? q->qmax : v; }
 
 static tfpi_code quantize_prepare(tp_op_ctx *ctx)
 {
@@ -50,10 +55,13 @@ static tfpi_code quantize_prepare(tp_op_ctx *ctx)
     const double m = (double)s->in.scale / (double)s->out.scale;
     if (!tp_tfl_quantize_multiplier(m, &s->mult))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the requantizing multiplier %g is out of range", m);
+    for (int byte = 0; byte < 256; byte++) {
+        const int32_t x = in->dtype == TFPI_INT8 ? (int8_t)byte : byte;
+        s->codes[byte] = (uint8_t)clamp_code(tp_tfl_multiply(x - s->in.zero_point, s->mult) + s->out.zero_point,
+                                             &s->out); /* an int8 code's byte is its low byte */
+    }
     return TFPI_OK;
 }
-
-static int32_t clamp_code(int32_t v, const tp_tfl_qparams *q) { return v < q->qmin ? q->qmin : v > q->qmax ? q->qmax : v; }
 
 /* round(x / scale) + zero point as TFLite computes it, defined for every x. */
 static int32_t quantize_float(float x, const tp_tfl_qparams *q)
@@ -86,9 +94,9 @@ static tfpi_code quantize_run(tp_op_ctx *ctx)
             out[i] = (uint8_t)quantize_float(x[i], &s->out);
         return TFPI_OK;
     }
+    const uint8_t *codes = in->data;
     for (int64_t i = 0; i < n; i++)
-        out[i] = (uint8_t)clamp_code(tp_tfl_multiply(code_at(in, i) - s->in.zero_point, s->mult) + s->out.zero_point,
-                                     &s->out);
+        out[i] = s->codes[codes[i]];
     return TFPI_OK;
 }
 

@@ -93,29 +93,41 @@ typedef struct gemm_job {
     int failed;
 } gemm_job;
 
-/* n bytes from src to dst: a loop for the few channels of a first layer
- * (a call per tap costs more than the copy), else memcpy. */
+/* n bytes from src to dst: a loop for the few bytes of a first layer's
+ * taps (a call costs more than the copy), else memcpy. */
 static inline void copy_taps(uint8_t *dst, const uint8_t *src, int64_t n)
 {
-    if (n <= 8)
+    if (n <= 16)
         for (int64_t i = 0; i < n; i++)
             dst[i] = src[i];
     else
         memcpy(dst, src, (size_t)n);
 }
 
-/* Output pixel `row`'s taps into dst (row_bytes: padding taps the input
- * zero point, then zeros past the depth). */
-static void gather_row(const gemm_job *job, int64_t row, uint8_t *dst)
+/* An output pixel: batch, row, column. */
+typedef struct out_pixel {
+    int64_t b, oy, ox;
+} out_pixel;
+
+/* Output pixel o's taps into dst (row_bytes: padding taps the input zero
+ * point, then zeros past the depth). A window row inside the image (at
+ * dilation 1) is one copy: its taps lie side by side in the input. */
+static void gather_row(const gemm_job *job, out_pixel o, uint8_t *dst)
 {
     const tp_window_params *p = &job->q->geo;
-    const int64_t ox = row % p->out_w, oy = row / p->out_w % p->out_h, b = row / p->out_w / p->out_h;
+    const int64_t x0 = o.ox * p->stride_w - p->pad_left;
+    const bool row_inside = p->dilation_w == 1 && x0 >= 0 && x0 + p->window_w <= p->in_w;
     uint8_t *start = dst;
     for (int64_t ky = 0; ky < p->window_h; ky++) {
-        const int64_t y = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
-        const uint8_t *in_row = job->input + (b * p->in_h + y) * p->in_w * p->in_c;
+        const int64_t y = o.oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+        const uint8_t *in_row = job->input + (o.b * p->in_h + y) * p->in_w * p->in_c;
+        if (row_inside && y >= 0 && y < p->in_h) {
+            copy_taps(dst, in_row + x0 * p->in_c, p->window_w * p->in_c);
+            dst += p->window_w * p->in_c;
+            continue;
+        }
         for (int64_t kx = 0; kx < p->window_w; kx++, dst += p->in_c) {
-            const int64_t x = ox * p->stride_w - p->pad_left + kx * p->dilation_w;
+            const int64_t x = x0 + kx * p->dilation_w;
             if (y < 0 || y >= p->in_h || x < 0 || x >= p->in_w)
                 memset(dst, (uint8_t)job->q->input_zero, (size_t)p->in_c);
             else
@@ -142,8 +154,13 @@ static void gemm_tasks(void *arg, int64_t begin, int64_t end)
         const int64_t col_begin = block * job->block_cols;
         const int64_t col_end = col_begin + job->block_cols < n ? col_begin + job->block_cols : n;
         const uint8_t *a = job->in_place ? job->input + first * job->g->depth : rows;
-        for (int64_t r = 0; !job->in_place && r < count; r++)
-            gather_row(job, first + r, rows + r * job->row_bytes);
+        const tp_window_params *p = &job->q->geo;
+        out_pixel o = {first / p->out_w / p->out_h, first / p->out_w % p->out_h, first % p->out_w};
+        for (int64_t r = 0; !job->in_place && r < count; r++) {
+            gather_row(job, o, rows + r * job->row_bytes);
+            if (++o.ox == p->out_w && (o.ox = 0, ++o.oy == p->out_h))
+                o.oy = 0, o.b++;
+        }
         tp_tfl_qgemm_run(job->g->kernel, job->packed, job->g->depth, a, job->in_place ? job->g->depth : job->row_bytes,
                          count, &job->out, job->output + first * n, n, col_begin, col_end, scratch);
     }

@@ -51,8 +51,9 @@ static bool pack_blocks(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q)
         memcpy(b + 144, d->col_term + 16 * k, 64);
         memcpy(b + 208, d->mantissa + 16 * k, 64);
         memcpy(b + 272, d->right + 16 * k, 64);
-        for (int i = 0; i < 4; i++)
-            memcpy(b + 336 + 4 * i, &q->output_zero, 4);
+        const int16_t zero = (int16_t)q->output_zero;
+        for (int i = 0; i < 8; i++)
+            memcpy(b + 336 + 2 * i, &zero, 2);
         memset(b + 352, (uint8_t)q->act_min, 16);
         memset(b + 368, (uint8_t)q->act_max, 16);
     }
@@ -264,20 +265,20 @@ static void pixel16_any(const dw_job *job, const uint8_t *const *taps, int64_t n
  * right shift, the bias known): one output pixel's blocks of 16 channels
  * in assembly, each block's weights and epilogue values read from its
  * packed block (BLOCK_BYTES: 9 taps x 16 weights, then 16 column terms,
- * mantissas and right shifts as int32, the output zero point x 4, the
+ * mantissas and right shifts as int32, the output zero point x 8 in int16, the
  * clamp's low and high codes x 16). The four pairs of taps sum two
  * products per 16-bit lane (smull, smlal), the ninth one, then all are
  * added into the column terms (saddw); the rescale's rounding shift
- * subtracts one from negative values (all shifts are right shifts here),
- * the output zero point is added, the sums narrowed with saturation and
- * clamped. Registers: inputs v0-v8, weights v16-v24, sums v25-v28,
+ * subtracts one from negative values (all shifts are right shifts here:
+ * one ssra, x + (x >> 31), which cannot wrap as sqrdmulh never gives
+ * INT32_MIN), the sums narrowed to 16 bits with saturation, the output
+ * zero point added with saturation (the same codes as adding it in 32
+ * bits: a sum past the 16-bit range is past the clamp either way), then
+ * narrowed to 8 bits and clamped. Registers: inputs v0-v8, weights v16-v24, sums v25-v28,
  * products v9-v15, v29-v31. */
 #define WIDEN4(LO, HI) \
     "saddw v25.4s, v25.4s, v" #LO ".4h\n" "saddw2 v26.4s, v26.4s, v" #LO ".8h\n" \
     "saddw v27.4s, v27.4s, v" #HI ".4h\n" "saddw2 v28.4s, v28.4s, v" #HI ".8h\n"
-#define EACH4(OP, X) \
-    OP " v25.4s, v25.4s, " X "\n" OP " v26.4s, v26.4s, " X "\n" OP " v27.4s, v27.4s, " X "\n" \
-    OP " v28.4s, v28.4s, " X "\n"
 
 static void dw3x3_blocks(const uint8_t *const *taps, const uint8_t *blocks, int64_t count, uint8_t *out)
 {
@@ -316,16 +317,14 @@ static void dw3x3_blocks(const uint8_t *const *taps, const uint8_t *blocks, int6
                      "sqrdmulh v25.4s, v25.4s, v16.4s\n" "sqrdmulh v26.4s, v26.4s, v17.4s\n"
                      "sqrdmulh v27.4s, v27.4s, v18.4s\n" "sqrdmulh v28.4s, v28.4s, v19.4s\n"
                      "ldr q24, [%[b], #336]\n"
-                     "cmlt v9.4s, v25.4s, #0\n" "cmlt v10.4s, v26.4s, #0\n"
-                     "cmlt v11.4s, v27.4s, #0\n" "cmlt v12.4s, v28.4s, #0\n"
+                     "ssra v25.4s, v25.4s, #31\n" "ssra v26.4s, v26.4s, #31\n"
                      "ldp q0, q1, [%[b], #352]\n"
-                     "sqadd v25.4s, v25.4s, v9.4s\n" "sqadd v26.4s, v26.4s, v10.4s\n"
-                     "sqadd v27.4s, v27.4s, v11.4s\n" "sqadd v28.4s, v28.4s, v12.4s\n"
+                     "ssra v27.4s, v27.4s, #31\n" "ssra v28.4s, v28.4s, #31\n"
                      "srshl v25.4s, v25.4s, v20.4s\n" "srshl v26.4s, v26.4s, v21.4s\n"
                      "srshl v27.4s, v27.4s, v22.4s\n" "srshl v28.4s, v28.4s, v23.4s\n"
-                     EACH4("add", "v24.4s")
                      "sqxtn v25.4h, v25.4s\n" "sqxtn v27.4h, v27.4s\n"
                      "sqxtn2 v25.8h, v26.4s\n" "sqxtn2 v27.8h, v28.4s\n"
+                     "sqadd v25.8h, v25.8h, v24.8h\n" "sqadd v27.8h, v27.8h, v24.8h\n"
                      "add %[offset], %[offset], #16\n"
                      "sqxtn v25.8b, v25.8h\n"
                      "add %[b], %[b], #384\n"

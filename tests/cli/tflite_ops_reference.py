@@ -142,11 +142,17 @@ def arith(rng):
             for qx, qy, qo, act in quants:
                 if op == "SQUARED_DIFFERENCE":
                     act = "NONE"
-                # every pair of codes, then broadcast shapes
+                # every pair of codes, then broadcast shapes; ADD and SUB
+                # also every pair in inputs of one shape (SIMD paths)
                 shapes = [((256, 1), (1, 256)), ((2, 3, 4, 5), (5,)), ((3, 1, 7), (1, 4, 1))]
+                if op in ("ADD", "SUB"):
+                    shapes.append(((256, 256), (256, 256)))
                 for sx, sy in shapes:
                     x = every_code(dtype).reshape(sx) if sx == (256, 1) else codes(rng, dtype, sx)
                     y = every_code(dtype).reshape(sy) if sy == (1, 256) else codes(rng, dtype, sy)
+                    if sx == sy == (256, 256):
+                        x, y = np.broadcast_arrays(every_code(dtype).reshape(256, 1), every_code(dtype).reshape(1, 256))
+                        x, y = x.copy(), y.copy()
                     want = ref_arith(op, x, y, qx, qy, qo, act, dtype)
                     name = f"c{n}"
                     n += 1

@@ -19,7 +19,7 @@
 #include "graph_builder.h"
 #include "op_test.h"
 
-enum { KIND_CONV, KIND_DEPTHWISE, KIND_FC, NUM_RANDOM = 160, NUM_EDGES = 14, NUM_CASES = NUM_RANDOM + NUM_EDGES,
+enum { KIND_CONV, KIND_DEPTHWISE, KIND_FC, NUM_RANDOM = 160, NUM_EDGES = 15, NUM_CASES = NUM_RANDOM + NUM_EDGES,
        MAX_CHANNELS = 64 };
 
 static const char *const op_names[] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
@@ -284,6 +284,35 @@ static void edge_power_ties(qcase *c, bool int8)
     }
 }
 
+/* A 3 x 3 int8 DEPTHWISE_CONV_2D (the aarch64 assembly's shape: 32
+ * channels, weights in [-3, 3], every multiplier a right shift) on codes
+ * near the input zero point, whose power-of-two multipliers 2^-2...2^-5
+ * make ties of negative and positive sums. */
+static void edge_depthwise_ties(qcase *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = KIND_DEPTHWISE, c->int8 = true, c->same = 1;
+    c->stride_h = c->stride_w = c->dil_h = c->dil_w = 1;
+    c->in_ndims = 4;
+    c->in_dims[0] = 1, c->in_dims[1] = 6, c->in_dims[2] = 6, c->in_dims[3] = 32;
+    c->out_c = 32, c->f_count = 32;
+    c->filter_dims[0] = 1, c->filter_dims[1] = 3, c->filter_dims[2] = 3, c->filter_dims[3] = 32;
+    c->in_size = 6 * 6 * 32, c->filter_size = 9 * 32;
+    c->in_zero = (int)uniform(-20, 20), c->out_zero = (int)uniform(-10, 10);
+    c->in_scale = c->out_scale = 1.0f;
+    c->bias_mode = 2;
+    uint8_t *x = malloc((size_t)c->in_size), *w = malloc((size_t)c->filter_size);
+    for (int64_t i = 0; i < c->in_size; i++)
+        x[i] = (uint8_t)(c->in_zero + (int)uniform(-6, 6));
+    for (int64_t i = 0; i < c->filter_size; i++)
+        w[i] = (uint8_t)(int)uniform(-3, 3);
+    for (int u = 0; u < 32; u++) {
+        c->f_scales[u] = (float)ldexp(1.0, -2 - u % 4);
+        c->bias[u] = (int32_t)uniform(-8, 8);
+    }
+    c->input = x, c->filter = w;
+}
+
 /* Activation bounds on a tie: RELU6 at scale 12 and RELU_N1_TO_1 at scale 2
  * quantize 0.5, which rounds away from zero. */
 static void edge_activation_tie(qcase *c, bool int8, int act)
@@ -330,6 +359,7 @@ static void make_edge_case(qcase *c, int edge)
     case 10: edge_extreme_factors(c, true); break;
     case 11: edge_extreme_factors(c, false); break;
     case 12: edge_product_rule(c, false, false); break;
+    case 14: edge_depthwise_ties(c); break;
     default: edge_mantissa_tie(c); break;
     }
 }
