@@ -58,8 +58,10 @@ static const char *take_name(reader *r, char *buf)
 /* A tensor of a dtype number, rank and dims from the input (a few edge
  * values), filled from it; NULL when the API refuses the description. A
  * size that overflows goes to the API, which must refuse it; one that fits
- * but is over 4M elements is skipped, as the Python module checks a feed
- * against the memory budget before it asks for the tensor. */
+ * but is over 4M elements (string tensors: 64K, as every string a run
+ * copies is an allocation, about 1 us each under ASan) is skipped, as the
+ * Python module checks a feed against the memory budget before it asks for
+ * the tensor. */
 static tfpi_tensor *take_tensor(reader *r)
 {
     static const int64_t edge[] = {0, 1, 2, 3, 7, -1, (int64_t)1 << 40, INT64_MAX};
@@ -72,7 +74,7 @@ static tfpi_tensor *take_tensor(reader *r)
     bool overflows = false;
     for (int i = 0; i < ndims; i++)
         overflows = overflows || (dims[i] >= 0 && __builtin_mul_overflow(count, dims[i], &count));
-    if (!overflows && count > ((int64_t)1 << 22))
+    if (!overflows && count > ((int64_t)1 << (dtype == TFPI_STRING ? 16 : 22)))
         return NULL;
     tfpi_status status;
     tfpi_tensor *t = tfpi_tensor_new(dtype, dims, ndims, &status);
