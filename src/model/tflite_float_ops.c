@@ -25,9 +25,15 @@ typedef struct chain {
 } chain;
 
 static const tp_tfl_tensor *tensor(const tp_tfl_op *o, int32_t t) { return &o->x->g->tensors[t]; }
-static const tp_tfl_tensor *in_tensor(const tp_tfl_op *o, int i) { return tensor(o, o->op->inputs[i]); }
 static const tp_tfl_tensor *out_tensor(const tp_tfl_op *o, int j) { return tensor(o, o->op->outputs[j]); }
 static bool has_input(const tp_tfl_op *o, int i) { return i < o->op->num_inputs && o->op->inputs[i] >= 0; }
+/* Input i's tensor; one of no type where the operator has no input i
+ * (fewer inputs, or an absent optional one). */
+static const tp_tfl_tensor *in_tensor(const tp_tfl_op *o, int i)
+{
+    static const tp_tfl_tensor absent;
+    return has_input(o, i) ? tensor(o, o->op->inputs[i]) : &absent;
+}
 
 /* Node `op` of the chain with inputs[0..n) and attribute T (0: none). */
 static Tfpi__NodeDef *step(chain *c, const char *suffix, const char *op, const char *const *inputs, int n,

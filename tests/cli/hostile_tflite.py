@@ -128,6 +128,14 @@ def cases():
     m = base()
     m.op(RELU, [1], [1])
     yield "tensor_written_twice", m.write(), r"tensor 1 \('y'\) is written by two operators"
+    # fuzz_tflite's finds (2026-11-29): a convolution with one input, or an absent (-1) filter, had the
+    # float translation read a filter past the operator's inputs (ASan); they load, and running them
+    # unfed stops at the input
+    for name, inputs in (("conv_one_input_loads", [0]), ("conv_absent_filter_loads", [0, -1])):
+        m = tw.Model()
+        m.inputs, m.outputs = [m.tensor("x", [1, 2, 2, 1])], [m.tensor("y", [1, 2, 2, 1])]
+        m.op(3, inputs, [1])
+        yield name, m.write(), r"node 'x' \(Placeholder\): placeholder must be fed"
     m = tw.Model()
     x, h, y = m.tensor("x", [1]), m.tensor("h", [1]), m.tensor("y", [1])
     m.inputs, m.outputs = [x], [y]
