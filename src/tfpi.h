@@ -40,6 +40,7 @@ typedef enum tfpi_dtype {
     TFPI_INT16 = 5,
     TFPI_INT8 = 6,
     TFPI_STRING = 7,
+    TFPI_COMPLEX64 = 8, /* pairs of floats, real then imaginary (RFFT's output) */
     TFPI_INT64 = 9,
     TFPI_BOOL = 10,
     TFPI_QINT8 = 11,

@@ -18,7 +18,7 @@ from .errors import INVALID_ARGUMENT, OUT_OF_MEMORY, TfpiValueError
 
 STRING = 7
 NUMPY_OF_DTYPE = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16,
-                  6: np.int8, 9: np.int64, 10: np.bool_, 17: np.uint16, 19: np.float16}
+                  6: np.int8, 8: np.complex64, 9: np.int64, 10: np.bool_, 17: np.uint16, 19: np.float16}
 DTYPE_OF_NUMPY = {np.dtype(v): k for k, v in NUMPY_OF_DTYPE.items()}
 # qint8, quint8, qint32, qint16, quint16: their codes' integer types.
 NUMPY_OF_QUANTIZED = {11: np.int8, 12: np.uint8, 13: np.int32, 15: np.int16, 16: np.uint16}

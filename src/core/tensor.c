@@ -15,7 +15,7 @@ size_t tfpi_dtype_size(tfpi_dtype dtype)
 {
     switch (dtype) {
     case TFPI_FLOAT: case TFPI_INT32: case TFPI_QINT32: return 4;
-    case TFPI_DOUBLE: case TFPI_INT64: return 8;
+    case TFPI_DOUBLE: case TFPI_INT64: case TFPI_COMPLEX64: return 8;
     case TFPI_UINT8: case TFPI_INT8: case TFPI_BOOL: case TFPI_QINT8: case TFPI_QUINT8: return 1;
     case TFPI_INT16: case TFPI_UINT16: case TFPI_HALF: case TFPI_QINT16: case TFPI_QUINT16: return 2;
     case TFPI_STRING: return sizeof(tfpi_bytes);
@@ -34,6 +34,7 @@ const char *tfpi_dtype_name(tfpi_dtype dtype)
     case TFPI_INT16: return "int16";
     case TFPI_INT8: return "int8";
     case TFPI_STRING: return "string";
+    case TFPI_COMPLEX64: return "complex64";
     case TFPI_INT64: return "int64";
     case TFPI_BOOL: return "bool";
     case TFPI_QINT8: return "qint8";

@@ -32,6 +32,7 @@ static size_t typed_count(const Tfpi__TensorProto *p, tfpi_dtype dtype)
     case TFPI_BOOL: return p->n_bool_val;
     case TFPI_STRING: return p->n_string_val;
     case TFPI_HALF: return p->n_half_val;
+    case TFPI_COMPLEX64: return p->n_scomplex_val / 2; /* real, imaginary */
     default: return p->n_int_val; /* int32, int16, int8, uint8, uint16, qint*, quint* */
     }
 }
@@ -52,6 +53,10 @@ static void store_typed(const Tfpi__TensorProto *p, tfpi_dtype dtype, void *data
     case TFPI_INT32: case TFPI_QINT32: ((int32_t *)data)[i] = p->int_val[k]; break;
     case TFPI_INT8: case TFPI_QINT8: ((int8_t *)data)[i] = (int8_t)p->int_val[k]; break;
     case TFPI_UINT8: case TFPI_QUINT8: ((uint8_t *)data)[i] = (uint8_t)p->int_val[k]; break;
+    case TFPI_COMPLEX64:
+        ((float *)data)[2 * i] = p->scomplex_val[2 * k];
+        ((float *)data)[2 * i + 1] = p->scomplex_val[2 * k + 1];
+        break;
     case TFPI_RESOURCE: case TFPI_VARIANT: break; /* handles exist only at run time: refused below */
     }
 }

@@ -5,7 +5,8 @@
  * planning) + Conv2D + BiasAdd + the fused activation, which the planner
  * fuses back into the convolution; FULLY_CONNECTED a Reshape to [-1, in] +
  * MatMul(transpose_b) + BiasAdd; DEPTHWISE_CONV_2D reshapes its filter
- * [1, H, W, C*M] to [H, W, C, M] (the same bytes). An operator with a
+ * [1, H, W, C*M] to [H, W, C, M] (the same bytes). The int8 weights of
+ * hybrid models are dequantized first (folded once). An operator with a
  * quantized tensor, or options TensorFlow's op lacks, is left to its
  * builtin node (tflite_graph.c). */
 #include <string.h>
@@ -111,8 +112,36 @@ static bool inputs_of(tp_tfl_op *o, const char **in, int max)
     return true;
 }
 
+/* Weights input i as float: the input itself, or the int8 weights of a
+ * hybrid ("dynamic range") model through a DEQUANTIZE node (per tensor or
+ * per channel), which the plan folds once. TFLite's hybrid kernels also
+ * quantize the float input on each run; tfpi computes in float, so its
+ * outputs differ by that rounding. NULL if the weights are neither. */
+static const char *float_weights(tp_tfl_op *o, int i, const char *name)
+{
+    const tp_tfl_tensor *t = in_tensor(o, i);
+    if (t->dtype == TFPI_FLOAT || !name)
+        return name;
+    if (t->dtype != TFPI_INT8 || t->quant.count == 0)
+        return NULL;
+    const char *node = tp_tfl_fresh_name(o->x, o->name, "weights_dequantized");
+    Tfpi__NodeDef *def = node ? tp_tfl_emit(o->x, node, "DEQUANTIZE", &name, 1) : NULL;
+    bool ok = attr(o, def, "T", tp_attr_new_type(TFPI_FLOAT)) && attr(o, def, "builtin_code", tp_attr_new_int(6)) &&
+              tp_tfl_quant_attrs(o->x, def, "in", 0, &t->quant);
+    return ok ? def->name : NULL;
+}
+
+/* A float input with float weights, or int8 ones (a hybrid model). */
+static bool float_or_hybrid(const tp_tfl_op *o)
+{
+    const tfpi_dtype w = in_tensor(o, 1)->dtype;
+    return in_tensor(o, 0)->dtype == TFPI_FLOAT && (w == TFPI_FLOAT || (w == TFPI_INT8 && in_tensor(o, 1)->quant.count));
+}
+
 static const char *transposed(tp_tfl_op *o, const char *filter, const int32_t perm[4])
 {
+    if (!filter)
+        return NULL;
     const char *p = tp_tfl_const_i32(o->x, o->name, "filter_perm", perm, 4, false);
     const char *name = p ? tp_tfl_fresh_name(o->x, o->name, "filter_transposed") : NULL;
     Tfpi__NodeDef *def = name ? tp_tfl_emit(o->x, name, "Transpose", (const char *[]){filter, p}, 2) : NULL;
@@ -137,7 +166,7 @@ static bool conv_2d(tp_tfl_op *o)
     const char *in[3] = {0};
     if (!inputs_of(o, in, 3))
         return false;
-    const char *filter = transposed(o, in[1], (const int32_t[]){1, 2, 3, 0});
+    const char *filter = transposed(o, float_weights(o, 1, in[1]), (const int32_t[]){1, 2, 3, 0});
     chain c = {o, 1 + (in[2] != NULL) + activation_nodes(o), NULL};
     Tfpi__NodeDef *def = filter ? step(&c, "Conv2D", "Conv2D", (const char *[]){in[0], filter}, 2, TFPI_FLOAT) : NULL;
     return window_attrs(o, def, true) && bias_and_activation(&c, in[2]);
@@ -152,9 +181,10 @@ static bool depthwise_conv_2d(tp_tfl_op *o)
         return false;
     int32_t hwcm[4] = {(int32_t)filter->dims[1], (int32_t)filter->dims[2], (int32_t)channels,
                        (int32_t)(filter->dims[3] / channels)};
-    const char *shape = tp_tfl_const_i32(o->x, o->name, "filter_shape", hwcm, 4, false);
+    const char *weights = float_weights(o, 1, in[1]);
+    const char *shape = weights ? tp_tfl_const_i32(o->x, o->name, "filter_shape", hwcm, 4, false) : NULL;
     const char *name = shape ? tp_tfl_fresh_name(o->x, o->name, "filter_hwcm") : NULL;
-    Tfpi__NodeDef *reshape = name ? tp_tfl_emit(o->x, name, "Reshape", (const char *[]){in[1], shape}, 2) : NULL;
+    Tfpi__NodeDef *reshape = name ? tp_tfl_emit(o->x, name, "Reshape", (const char *[]){weights, shape}, 2) : NULL;
     if (!attr(o, reshape, "T", tp_attr_new_type(TFPI_FLOAT)) || !attr(o, reshape, "Tshape", tp_attr_new_type(TFPI_INT32)))
         return false;
     chain c = {o, 1 + (in[2] != NULL) + activation_nodes(o), NULL};
@@ -181,8 +211,9 @@ static bool fully_connected(tp_tfl_op *o)
             return false;
         x = def->name;
     }
+    const char *w = float_weights(o, 1, in[1]);
     chain c = {o, 1 + (in[2] != NULL) + activation_nodes(o) + keep, NULL};
-    Tfpi__NodeDef *def = step(&c, "MatMul", "MatMul", (const char *[]){x, in[1]}, 2, TFPI_FLOAT);
+    Tfpi__NodeDef *def = w ? step(&c, "MatMul", "MatMul", (const char *[]){x, w}, 2, TFPI_FLOAT) : NULL;
     if (!attr(o, def, "transpose_a", tp_attr_new_bool(false)) || !attr(o, def, "transpose_b", tp_attr_new_bool(true)) ||
         !bias_and_activation(&c, in[2]))
         return false;
@@ -444,6 +475,14 @@ static bool same_quant(const tp_tfl_quant_params *a, const tp_tfl_quant_params *
 
 /* Whether a TF op can compute o: no tensor quantized, or (an op that moves
  * codes) every quantized tensor quantized alike; every type one tfpi holds. */
+/* A convolution or fully connected layer of a hybrid model: float, but
+ * for its int8 weights (float_weights dequantizes them). */
+static bool hybrid_weights(const tp_tfl_op *o)
+{
+    return (o->builtin == 3 || o->builtin == 4 || o->builtin == 9) && float_or_hybrid(o) &&
+           in_tensor(o, 1)->dtype == TFPI_INT8;
+}
+
 static bool tf_op_computes(const tp_tfl_op *o)
 {
     const tp_tfl_operator *op = o->op;
@@ -457,7 +496,7 @@ static bool tf_op_computes(const tp_tfl_op *o)
         const tp_tfl_tensor *tensor = input ? in_tensor(o, k) : out_tensor(o, k - op->num_inputs);
         if (!tensor->dtype)
             return false;
-        if (!tensor->quant.count)
+        if (!tensor->quant.count || (k == 1 && hybrid_weights(o)))
             continue;
         ok = moves_codes(o->builtin) && (!first || same_quant(first, &tensor->quant)) && tensor->quant.count == 1;
         first = first ? first : &tensor->quant;
@@ -480,11 +519,11 @@ tfpi_code tp_tfl_float_op(tp_tfl_op *o, bool *handled)
     tfpi_dtype in0 = in_tensor(o, 0)->dtype;
     bool ok = true, tried = true;
     switch (o->builtin) {
-    case 3: tried = in0 == TFPI_FLOAT && in_tensor(o, 1)->dtype == TFPI_FLOAT && (ok = conv_2d(o)); break;
-    case 4: tried = in0 == TFPI_FLOAT && in_tensor(o, 1)->dtype == TFPI_FLOAT && (ok = depthwise_conv_2d(o)); break;
+    case 3: tried = float_or_hybrid(o) && (ok = conv_2d(o)); break;
+    case 4: tried = float_or_hybrid(o) && (ok = depthwise_conv_2d(o)); break;
     case 9:
-        tried = in0 == TFPI_FLOAT && in_tensor(o, 1)->dtype == TFPI_FLOAT && option(o, "weights_format") == 0 &&
-                op->num_outputs == 1 && (ok = fully_connected(o));
+        tried = float_or_hybrid(o) && option(o, "weights_format") == 0 && op->num_outputs == 1 &&
+                (ok = fully_connected(o));
         break;
     case 67: tried = op->num_inputs >= 3 && in_tensor(o, 2)->dtype == TFPI_FLOAT && (ok = transpose_conv(o)); break;
     case 1: tried = in0 == TFPI_FLOAT && (ok = pool(o, "AvgPool")); break;
@@ -518,6 +557,17 @@ tfpi_code tp_tfl_float_op(tp_tfl_op *o, bool *handled)
     case 64: ok = same_inputs(o, "Select", 1, NULL) != NULL; break;
     case 123: ok = same_inputs(o, "SelectV2", 1, NULL) != NULL; break;
     case 94: ok = attr(o, same_inputs(o, "Fill", 1, NULL), "index_type", tp_attr_new_type(in0)); break;
+    case 120: case 121: /* NON_MAX_SUPPRESSION_V4 / V5: TF's, padded to max_output_size as TFLite's are */
+        tried = in0 == TFPI_FLOAT && in_tensor(o, 1)->dtype == TFPI_FLOAT &&
+                (ok = attr(o, same_inputs(o, o->builtin == 120 ? "NonMaxSuppressionV4" : "NonMaxSuppressionV5", 0, NULL),
+                           "pad_to_max_output_size", tp_attr_new_bool(true)));
+        break;
+    case 131: tried = in0 == TFPI_FLOAT && (ok = same_inputs(o, "RFFT2D", -1, NULL) != NULL); break;
+    case 135: tried = in0 == TFPI_COMPLEX64 && (ok = same_inputs(o, "ComplexAbs", 0, NULL) != NULL); break;
+    case 122: /* SCATTER_ND (indices, updates, shape): TF's ScatterNd, which also sums repeated indices */
+        tried = in_tensor(o, 1)->dtype == TFPI_FLOAT && (ok = attr(o, same_inputs(o, "ScatterNd", 1, NULL), "Tindices",
+                                                                  tp_attr_new_type(in0)));
+        break;
     case 96: ok = attr(o, same_inputs(o, "Range", -1, NULL), "Tidx", tp_attr_new_type(in0)); break;
     case 126: ok = batch_matmul(o); break;
     case 43: ok = attr(o, same_inputs(o, "Squeeze", 0, NULL), "squeeze_dims", squeeze_dims(o)); break;

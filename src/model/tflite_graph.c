@@ -325,8 +325,7 @@ static tfpi_code placeholder(tp_tfl_translator *x, int32_t t)
     return tp_tfl_set_output(x, t, name, 0);
 }
 
-/* Attributes q_<role><i>_scale / _zero_point / _dim of a quantized tensor. */
-static bool quant_attrs(tp_tfl_translator *x, Tfpi__NodeDef *def, const char *role, int i, const tp_tfl_quant_params *q)
+bool tp_tfl_quant_attrs(tp_tfl_translator *x, Tfpi__NodeDef *def, const char *role, int i, const tp_tfl_quant_params *q)
 {
     if (q->count == 0)
         return true;
@@ -406,9 +405,9 @@ static tfpi_code builtin_node(tp_tfl_op *o)
               tp_tfl_attr(x, def, "builtin_code", tp_attr_new_int(o->builtin)) &&
               tp_tfl_options_to_attrs(&x->m->fb, op->options_type, &op->options, def);
     for (int i = 0; ok && i < op->num_inputs; i++)
-        ok = op->inputs[i] < 0 || quant_attrs(x, def, "in", i, &x->g->tensors[op->inputs[i]].quant);
+        ok = op->inputs[i] < 0 || tp_tfl_quant_attrs(x, def, "in", i, &x->g->tensors[op->inputs[i]].quant);
     for (int j = 0; ok && j < op->num_outputs; j++)
-        ok = quant_attrs(x, def, "out", j, &x->g->tensors[op->outputs[j]].quant);
+        ok = tp_tfl_quant_attrs(x, def, "out", j, &x->g->tensors[op->outputs[j]].quant);
     if (!ok)
         return x->status->code ? x->status->code : oom(x);
     if (op->custom && o->builtin == TP_TFL_OP_CUSTOM && (code = custom_attrs(o, def)) != TFPI_OK)

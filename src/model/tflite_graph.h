@@ -70,6 +70,9 @@ Tfpi__NodeDef *tp_tfl_emit(tp_tfl_translator *x, const char *name, const char *o
                            int n);
 /* Sets attribute key of def (taking value); false (status set) if memory runs out. */
 bool tp_tfl_attr(tp_tfl_translator *x, Tfpi__NodeDef *def, const char *key, Tfpi__AttrValue *value);
+/* Attributes q_<role><i>_scale / _zero_point / _dim of a quantized tensor
+ * (none if q is empty); false (status set) if memory runs out. */
+bool tp_tfl_quant_attrs(tp_tfl_translator *x, Tfpi__NodeDef *def, const char *role, int i, const tp_tfl_quant_params *q);
 /* A Const node named "<base>/<suffix>" holding int32 values[0..n) (a
  * vector; scalar: one value of shape []); its name, or NULL. */
 const char *tp_tfl_const_i32(tp_tfl_translator *x, const char *base, const char *suffix, const int32_t *values,

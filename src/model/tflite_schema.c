@@ -48,6 +48,7 @@ static tfpi_dtype dtype_of(int type)
     case TP_TFL_BOOL: return TFPI_BOOL;
     case TP_TFL_INT16: return TFPI_INT16;
     case TP_TFL_INT8: return TFPI_INT8;
+    case TP_TFL_COMPLEX64: return TFPI_COMPLEX64;
     case TP_TFL_FLOAT64: return TFPI_DOUBLE;
     case 16: return TFPI_UINT16;
     default: return 0;

@@ -6,6 +6,7 @@ path that must stay fast; the expected answer is TensorFlow's own
 import numpy as np
 
 from hostile_corpus import BOOL, FLOAT, INT32, INT64, STRING, B, Node as GraphNode, Shape, const, f32, i32, node, raw_tensor
+from graphdef import DType
 from hostile_functions import Arg, Func, Function, Node, with_library
 from hostile_newer import counted_loop
 
@@ -136,6 +137,35 @@ def tensor_list_cases(c):
             "node 'y' \\(TensorListFromTensor\\): expects 2 inputs, has 0")
 
 
+def scatter_nd_cases(c):
+    """ScatterNd (TFLite's SCATTER_ND): a repeated index sums; an index outside
+    its dimension or updates of another shape are refused."""
+    def scatter(indices, updates, shape):
+        return [const("i", i32(indices)), const("u", f32(updates)), const("s", i32(shape)),
+                node("y", "ScatterNd", ["i", "u", "s"], T=FLOAT, Tindices=INT32)]
+    c.output("scatter_nd_repeated_index", scatter([[1], [1]], [2, 3], [3]), r"y: float \[3\] 0 5 0$")
+    c.error("scatter_nd_index_past_the_shape", scatter([[3]], [1], [3]),
+            "node 'y' \\(ScatterNd\\): indices\\[0\\] = 3 does not index into dimension 0 of size 3")
+    c.error("scatter_nd_negative_index", scatter([[-1]], [1], [3]), "indices\\[0\\] = -1 does not index")
+    c.error("scatter_nd_updates_misshaped", scatter([[0]], [1, 2], [3]),
+            "updates must be shaped indices.shape\\[:-1\\] \\+ shape\\[1:\\]")
+    c.error("scatter_nd_index_too_deep", scatter([[0, 0]], [1], [3]), "an index depth of at most 1")
+
+
+def fft_cases(c):
+    """RFFT and ComplexAbs (YAMNet): |rfft([0, 1, 2, 3])| = [6, 2 sqrt 2, 2]; a length that is not
+    a power of two past the direct sum's limit, or none, is refused before any work."""
+    def rfft(x, lengths, op="RFFT"):
+        return [const("x", f32(x)), const("n", i32(lengths)), node("z", op, ["x", "n"]),
+                node("y", "ComplexAbs", ["z"], T=DType(8))]  # complex64
+    c.output("rfft_magnitudes", rfft([0, 1, 2, 3], [4]), r"y: float \[3\] 6 2.82843 2$")
+    c.error("rfft_length_prime_past_the_limit", rfft([1, 2], [1000003]),
+            "node 'z' \\(RFFT\\): fft_length\\[0\\] = 1000003: a length that is not a power of two must be at "
+            "most 4096")
+    c.error("rfft_length_zero", rfft([1, 2], [0]), "fft_length\\[0\\] = 0 is not in \\[1, 1048576\\]")
+    c.error("rfft2d_one_length", rfft([[1, 2]], [2], "RFFT2D"), "fft_length must hold 2 lengths")
+
+
 def third_round_cases(c):
     c.output("frame_name_empty", empty_frame_name_loop(), r"y: int32 \[\] 3$")
     # --max_loop_iterations=N: a loop of exactly N iterations runs; at N - 1 it is stopped.
@@ -149,3 +179,5 @@ def third_round_cases(c):
     parse_example_cases(c)
     table_cases(c)
     tensor_list_cases(c)
+    scatter_nd_cases(c)
+    fft_cases(c)

@@ -147,6 +147,155 @@ near "a quantized RESHAPE quantized alike moves the int8 codes (TF's Reshape)" "
 expect_output "a RESHAPE that changes the quantization is the TFLite operator (its kernel rescales)" \
     "Op types used: .*RESHAPE" summarize_graph --in_graph="$CF/reshape_rescaled.tflite"
 
+# SCATTER_ND (YOLOv8's TensorScatterUpdate converts to it): updates added into zeros of the
+# given shape at their indices, a repeated index summed (TFLite's reference kernel adds).
+$PY - "$CF" <<'EOP'
+import sys
+import numpy as np
+sys.path.insert(0, "tests/cli")
+import tflite_writer as tw
+m = tw.Model()
+idx = m.tensor("indices", [4, 1], tw.INT32)
+upd = m.tensor("updates", [4, 3])
+shape = m.const("shape", np.array([5, 3], np.int32))
+y = m.tensor("y", [5, 3])
+m.inputs, m.outputs = [idx, upd], [y]
+m.op(122, [idx, upd, shape], [y])
+m.write(sys.argv[1] + "/scatter_nd.tflite")
+indices = np.array([[4], [0], [4], [2]], np.int32)
+updates = np.arange(12, dtype=np.float32).reshape(4, 3) - 5.5
+want = np.zeros((5, 3), np.float32)
+np.add.at(want, indices[:, 0], updates)
+np.save(sys.argv[1] + "/scatter_indices.npy", indices)
+np.save(sys.argv[1] + "/scatter_updates.npy", updates)
+np.save(sys.argv[1] + "/scatter_want.npy", want)
+EOP
+run_tool run_graph --graph="$CF/scatter_nd.tflite" --input=indices="$CF/scatter_indices.npy" \
+    --input=updates="$CF/scatter_updates.npy" --output=y="$CF/scatter_got.npy"
+near "SCATTER_ND: updates summed into zeros at their indices (numpy's add.at)" "$CF/scatter_got.npy" \
+    "$CF/scatter_want.npy"
+
+# Hybrid ("dynamic range") models: float activations, int8 weights (per channel for CONV_2D and
+# DEPTHWISE_CONV_2D, per tensor for FULLY_CONNECTED), float biases. tfpi dequantizes the weights
+# once and computes in float: numpy does the same from the file's codes and scales.
+$PY - "$CF" <<'EOP'
+import sys
+import numpy as np
+sys.path.insert(0, "tests/cli")
+import tflite_writer as tw
+rng = np.random.default_rng(28)
+d = sys.argv[1]
+x = rng.standard_normal((1, 4, 5, 3)).astype(np.float32)
+np.save(d + "/hybrid_x.npy", x)
+VALID = {0: ("b", 1), 1: ("i", 1), 2: ("i", 1)}
+# CONV_2D: filter [O=2, 2, 2, I=3], scales along dimension 0
+cw = rng.integers(-127, 128, (2, 2, 2, 3)).astype(np.int8)
+cs = np.array([0.02, 0.05], np.float32)
+cb = np.array([0.5, -1.0], np.float32)
+# DEPTHWISE_CONV_2D: filter [1, 2, 2, C=3], scales along dimension 3
+dw = rng.integers(-127, 128, (1, 2, 2, 3)).astype(np.int8)
+ds = np.array([0.01, 0.03, 0.02], np.float32)
+db = np.array([0.1, 0.2, -0.3], np.float32)
+# FULLY_CONNECTED: weights [4, 60], one scale
+fw = rng.integers(-127, 128, (4, 60)).astype(np.int8)
+fb = rng.standard_normal(4).astype(np.float32)
+for name, build in (("conv", 3), ("depthwise", 4), ("fc", 9)):
+    m = tw.Model()
+    xi = m.tensor("x", [1, 4, 5, 3])
+    if build == 3:
+        w = m.tensor("w", cw.shape, tw.INT8, data=cw, quant=(cs, [0, 0], 0))
+        b, y = m.const("b", cb), m.tensor("y", [1, 3, 4, 2])
+        m.op(3, [xi, w, b], [y], 1, VALID)
+    elif build == 4:
+        w = m.tensor("w", dw.shape, tw.INT8, data=dw, quant=(ds, [0, 0, 0], 3))
+        b, y = m.const("b", db), m.tensor("y", [1, 3, 4, 3])
+        m.op(4, [xi, w, b], [y], 2, {**VALID, 3: ("i", 1)})
+    else:
+        w = m.tensor("w", fw.shape, tw.INT8, data=fw, quant=([0.01], [0], 0))
+        b, y = m.const("b", fb), m.tensor("y", [1, 4])
+        m.op(9, [xi, w, b], [y], 8, {})
+    m.inputs, m.outputs = [xi], [y]
+    m.write("%s/hybrid_%s.tflite" % (d, name))
+def conv(x, w_hwio, b):  # VALID, stride 1
+    kh, kw = w_hwio.shape[:2]
+    oh, ow = x.shape[1] - kh + 1, x.shape[2] - kw + 1
+    out = np.zeros((1, oh, ow, w_hwio.shape[3]), np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            out[0, i, j] = np.tensordot(x[0, i:i + kh, j:j + kw, :], w_hwio, axes=3)
+    return (out + b).astype(np.float32)
+wc = cw.astype(np.float32) * cs[:, None, None, None]
+np.save(d + "/hybrid_conv_want.npy", conv(x, wc.transpose(1, 2, 3, 0), cb))
+wd = dw.astype(np.float32)[0] * ds  # [2, 2, C]
+out = np.zeros((1, 3, 4, 3), np.float64)
+for i in range(3):
+    for j in range(4):
+        out[0, i, j] = (x[0, i:i + 2, j:j + 2, :] * wd).sum(axis=(0, 1))
+np.save(d + "/hybrid_depthwise_want.npy", (out + db).astype(np.float32))
+wf = fw.astype(np.float32) * np.float32(0.01)
+np.save(d + "/hybrid_fc_want.npy", (x.reshape(1, 60).astype(np.float64) @ wf.T + fb).astype(np.float32))
+EOP
+for h in conv depthwise fc; do
+    run_tool run_graph --graph="$CF/hybrid_$h.tflite" --input=x="$CF/hybrid_x.npy" --output=y="$CF/hybrid_${h}_got.npy"
+    near "hybrid $h: int8 weights dequantized, computed in float (numpy)" "$CF/hybrid_${h}_got.npy" \
+        "$CF/hybrid_${h}_want.npy"
+done
+
+# NON_MAX_SUPPRESSION_V4 (YOLOv8 exports): greedy selection by score, boxes overlapping a kept
+# one by more than the IoU threshold dropped, the indices padded with zeros to max_output_size.
+$PY - "$CF" <<'EOP'
+import sys
+import numpy as np
+sys.path.insert(0, "tests/cli")
+import tflite_writer as tw
+m = tw.Model()
+boxes, scores = m.tensor("boxes", [4, 4]), m.tensor("scores", [4])
+limit = m.const("limit", np.array(4, np.int32))
+iou, floor = m.const("iou", np.array(0.5, np.float32)), m.const("floor", np.array(0.1, np.float32))
+sel, valid = m.tensor("selected", [4], tw.INT32), m.tensor("valid", [], tw.INT32)
+m.inputs, m.outputs = [boxes, scores], [sel, valid]
+m.op(120, [boxes, scores, limit, iou, floor], [sel, valid])
+m.write(sys.argv[1] + "/nms_v4.tflite")
+# box 1 overlaps box 0 by IoU 1/1.1 (dropped), box 3 scores under the floor
+np.save(sys.argv[1] + "/nms_boxes.npy", np.array([[0, 0, 1, 1], [0, 0, 1, 1.1], [2, 2, 3, 3], [5, 5, 6, 6]], np.float32))
+np.save(sys.argv[1] + "/nms_scores.npy", np.array([0.9, 0.8, 0.7, 0.05], np.float32))
+np.save(sys.argv[1] + "/nms_selected.npy", np.array([0, 2, 0, 0], np.int32))
+np.save(sys.argv[1] + "/nms_valid.npy", np.array(2, np.int32))
+EOP
+run_tool run_graph --graph="$CF/nms_v4.tflite" --input=boxes="$CF/nms_boxes.npy" --input=scores="$CF/nms_scores.npy" \
+    --output=selected="$CF/nms_got_selected.npy" --output=valid="$CF/nms_got_valid.npy"
+near "NON_MAX_SUPPRESSION_V4: the kept indices, padded" "$CF/nms_got_selected.npy" "$CF/nms_selected.npy"
+near "NON_MAX_SUPPRESSION_V4: how many are valid" "$CF/nms_got_valid.npy" "$CF/nms_valid.npy"
+
+# RFFT2D then COMPLEX_ABS (YAMNet's spectrogram): magnitudes of the 2-D real FFT over the two
+# inner dimensions, cropped or zero-padded to fft_length, against numpy's rfft2; a power-of-two
+# length (FFT) and others (the direct sum), a crop and a pad.
+$PY - "$CF" <<'EOP'
+import sys
+import numpy as np
+sys.path.insert(0, "tests/cli")
+import tflite_writer as tw
+rng = np.random.default_rng(131)
+for name, shape, lengths in (("rfft_1x16", [3, 1, 10], [1, 16]), ("rfft_4x6", [2, 3, 7], [4, 6])):
+    m = tw.Model()
+    x = m.tensor("x", shape)
+    fl = m.const("fft_length", np.array(lengths, np.int32))
+    z = m.tensor("z", shape[:-2] + [lengths[0], lengths[1] // 2 + 1], 8)  # COMPLEX64
+    y = m.tensor("y", shape[:-2] + [lengths[0], lengths[1] // 2 + 1])
+    m.inputs, m.outputs = [x], [y]
+    m.op(131, [x, fl], [z])
+    m.op(135, [z], [y])
+    m.write("%s/%s.tflite" % (sys.argv[1], name))
+    v = rng.standard_normal(shape).astype(np.float32)
+    np.save("%s/%s_x.npy" % (sys.argv[1], name), v)
+    want = np.abs(np.fft.rfft2(v.astype(np.float64), s=lengths, axes=(-2, -1))).astype(np.float32)
+    np.save("%s/%s_want.npy" % (sys.argv[1], name), want)
+EOP
+for r in rfft_1x16 rfft_4x6; do
+    run_tool run_graph --graph="$CF/$r.tflite" --input=x="$CF/${r}_x.npy" --output=y="$CF/${r}_got.npy"
+    near "RFFT2D + COMPLEX_ABS ($r) against numpy's rfft2" "$CF/${r}_got.npy" "$CF/${r}_want.npy"
+done
+
 # label_image: a BMP gives what the same pixels as PNG give; labels packed
 # in a zip after the FlatBuffer (Model Maker's) are used without --labels.
 $PY -c "

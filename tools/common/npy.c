@@ -20,7 +20,7 @@ static const struct {
 } npy_types[] = {
     {"<f4", TFPI_FLOAT}, {"<i4", TFPI_INT32}, {"<i8", TFPI_INT64}, {"|u1", TFPI_UINT8},
     {"|b1", TFPI_BOOL},  {"<f8", TFPI_DOUBLE}, {"|i1", TFPI_INT8},  {"<i2", TFPI_INT16},
-    {"<u2", TFPI_UINT16}, {"<f2", TFPI_HALF},
+    {"<u2", TFPI_UINT16}, {"<f2", TFPI_HALF}, {"<c8", TFPI_COMPLEX64},
     /* Written only (a file is read as the plain type above): the quantized
      * types as their codes' integer type, as TensorFlow's Python API gives them. */
     {"|u1", TFPI_QUINT8}, {"|i1", TFPI_QINT8}, {"<i4", TFPI_QINT32}, {"<u2", TFPI_QUINT16}, {"<i2", TFPI_QINT16},
