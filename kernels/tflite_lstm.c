@@ -24,11 +24,14 @@
  * values, zeros in a converted model) and are not kept between runs.
  * Hybrid models' int8 weights (per tensor) are dequantized once here and
  * the step runs in float; TFLite's hybrid kernel quantizes each step's
- * activations too, so its outputs differ by that rounding. */
+ * activations too, so its outputs differ by that rounding. An int8 input
+ * is TFLite's fully integer LSTM (compute/tflite_lstm_integer.h), bit for
+ * bit; the shapes are checked here for both. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/tflite_lstm_integer.h"
 #include "compute/tflite_node.h"
 #include "core/checked_math.h"
 
@@ -37,12 +40,12 @@ enum { IN = 0, W_X = 1, W_H = 5, PEEPHOLE = 9, BIAS = 12, PROJECTION = 16, PROJE
 enum { GATE_I, GATE_F, GATE_C, GATE_O };
 
 typedef struct lstm_state {
-    int64_t time, batch, n_in, n_cell, n_out;
-    bool time_major, cifg, peephole, projection, layer_norm;
+    tp_tfl_lstm_shape shape;
     tp_tfl_activation act;
     float cell_clip, proj_clip;
     /* float copies of the int8 weights of a hybrid model (NULL: float input) */
     float *dequantized[INPUTS];
+    void *integer; /* the integer LSTM's state (int8 input) */
 } lstm_state;
 
 static void lstm_release(void *state)
@@ -50,14 +53,15 @@ static void lstm_release(void *state)
     lstm_state *s = state;
     for (int i = 0; s && i < INPUTS; i++)
         free(s->dequantized[i]);
+    if (s)
+        tp_tfl_lstm_integer_release(s->integer);
     free(s);
 }
 
 static bool absent(const tp_op_ctx *ctx, int i) { return tp_tfl_input_absent(ctx, i) || tp_num_elements(ctx->inputs[i]) == 0; }
 
-/* Input i must have these dims (rank 1 or 2) and be float, or int8 with a
- * per-tensor quantization (a hybrid weight: dequantized into s). */
-static tfpi_code expect_input(tp_op_ctx *ctx, lstm_state *s, int i, int64_t rows, int64_t cols, bool matrix)
+/* Input i must have these dims (rank 1 or 2). */
+static tfpi_code expect_shape(tp_op_ctx *ctx, int i, int64_t rows, int64_t cols, bool matrix)
 {
     const tfpi_tensor *t = ctx->inputs[i];
     char shape[96];
@@ -65,6 +69,14 @@ static tfpi_code expect_input(tp_op_ctx *ctx, lstm_state *s, int i, int64_t rows
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input %d is %s; expected [%lld%s%lld]", i,
                        tp_shape_string(t, shape, sizeof shape), (long long)rows, matrix ? ", " : "",
                        matrix ? (long long)cols : 0LL);
+    return TFPI_OK;
+}
+
+/* Input i of a float LSTM must be float, or int8 with a per-tensor
+ * quantization (a hybrid weight: dequantized into s). */
+static tfpi_code expect_float(tp_op_ctx *ctx, lstm_state *s, int i)
+{
+    const tfpi_tensor *t = ctx->inputs[i];
     if (t->dtype == TFPI_FLOAT)
         return TFPI_OK;
     if (t->dtype != TFPI_INT8 || i == OUT_STATE || i == CELL_STATE)
@@ -97,19 +109,16 @@ static tfpi_code optional_group(tp_op_ctx *ctx, const int *inputs, int n, const 
     return TFPI_OK;
 }
 
-static tfpi_code lstm_prepare(tp_op_ctx *ctx)
+/* The sizes and the variant, each present input's shape. */
+static tfpi_code check_shapes(tp_op_ctx *ctx, tp_tfl_lstm_shape *s)
 {
     tfpi_code code;
     if (ctx->num_inputs < 20 || ctx->num_inputs > INPUTS)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "expects 20 to 24 inputs, has %d", ctx->num_inputs);
-    lstm_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    ctx->state = s;
     const tfpi_tensor *in = ctx->inputs[IN];
     char shape[96];
-    if (in->dtype != TFPI_FLOAT || in->ndims != 3)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input 0 must be float32 of rank 3, not %s %s",
+    if ((in->dtype != TFPI_FLOAT && in->dtype != TFPI_INT8) || in->ndims != 3)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input 0 must be float32 or int8 of rank 3, not %s %s",
                        tfpi_dtype_name(in->dtype), tp_shape_string(in, shape, sizeof shape));
     s->time_major = tp_attr_bool(ctx->def, "time_major", false);
     s->time = in->dims[s->time_major ? 0 : 1], s->batch = in->dims[s->time_major ? 1 : 0], s->n_in = in->dims[2];
@@ -134,36 +143,54 @@ static tfpi_code lstm_prepare(tp_op_ctx *ctx)
     for (int g = GATE_I; g <= GATE_O; g++) {
         if (g == GATE_I && s->cifg)
             continue;
-        if ((code = expect_input(ctx, s, W_X + g, s->n_cell, s->n_in, true)) != TFPI_OK ||
-            (code = expect_input(ctx, s, W_H + g, s->n_cell, s->n_out, true)) != TFPI_OK ||
-            (code = expect_input(ctx, s, BIAS + g, s->n_cell, 0, false)) != TFPI_OK ||
-            (s->layer_norm && (code = expect_input(ctx, s, LAYER_NORM + g, s->n_cell, 0, false)) != TFPI_OK))
+        if ((code = expect_shape(ctx, W_X + g, s->n_cell, s->n_in, true)) != TFPI_OK ||
+            (code = expect_shape(ctx, W_H + g, s->n_cell, s->n_out, true)) != TFPI_OK ||
+            (code = expect_shape(ctx, BIAS + g, s->n_cell, 0, false)) != TFPI_OK ||
+            (s->layer_norm && (code = expect_shape(ctx, LAYER_NORM + g, s->n_cell, 0, false)) != TFPI_OK))
             return code;
         if (s->peephole && g != GATE_C &&
-            (code = expect_input(ctx, s, PEEPHOLE + (g == GATE_O ? 2 : g), s->n_cell, 0, false)) != TFPI_OK)
+            (code = expect_shape(ctx, PEEPHOLE + (g == GATE_O ? 2 : g), s->n_cell, 0, false)) != TFPI_OK)
             return code;
     }
-    if (s->projection && ((code = expect_input(ctx, s, PROJECTION, s->n_out, s->n_cell, true)) != TFPI_OK ||
+    if (s->projection && ((code = expect_shape(ctx, PROJECTION, s->n_out, s->n_cell, true)) != TFPI_OK ||
                           (!absent(ctx, PROJECTION_BIAS) &&
-                           (code = expect_input(ctx, s, PROJECTION_BIAS, s->n_out, 0, false)) != TFPI_OK)))
+                           (code = expect_shape(ctx, PROJECTION_BIAS, s->n_out, 0, false)) != TFPI_OK)))
         return code;
     if (!s->projection && s->n_out != s->n_cell)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "without projection the output size %lld must equal the cells %lld",
                        (long long)s->n_out, (long long)s->n_cell);
-    if ((code = expect_input(ctx, s, OUT_STATE, s->batch, s->n_out, true)) != TFPI_OK ||
-        (code = expect_input(ctx, s, CELL_STATE, s->batch, s->n_cell, true)) != TFPI_OK ||
-        (code = tp_tfl_activation_of(ctx, &s->act)) != TFPI_OK)
+    if ((code = expect_shape(ctx, OUT_STATE, s->batch, s->n_out, true)) != TFPI_OK)
+        return code;
+    return expect_shape(ctx, CELL_STATE, s->batch, s->n_cell, true);
+}
+
+static tfpi_code lstm_prepare(tp_op_ctx *ctx)
+{
+    lstm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    ctx->state = s;
+    tfpi_code code = check_shapes(ctx, &s->shape);
+    if (code != TFPI_OK)
+        return code;
+    if (ctx->inputs[IN]->dtype == TFPI_INT8)
+        return tp_tfl_lstm_integer_prepare(ctx, &s->shape, &s->integer);
+    const tp_tfl_lstm_shape *sh = &s->shape;
+    for (int i = IN + 1; i < ctx->num_inputs; i++)
+        if (!absent(ctx, i) && (code = expect_float(ctx, s, i)) != TFPI_OK)
+            return code;
+    if ((code = tp_tfl_activation_of(ctx, &s->act)) != TFPI_OK)
         return code;
     if (s->act == TP_TFL_ACT_SIGN_BIT)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "SIGN_BIT is not an LSTM activation");
     s->cell_clip = tp_attr_float(ctx->def, "cell_clip", 0.0f);
     s->proj_clip = tp_attr_float(ctx->def, "proj_clip", 0.0f);
     int64_t work;
-    if (!tp_checked_mul(s->batch + 5, s->n_cell + s->n_out, &work))
+    if (!tp_checked_mul(sh->batch + 5, sh->n_cell + sh->n_out, &work))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the LSTM's sizes overflow");
     if ((code = tp_expect_within_budget(ctx, work, sizeof(float), "LSTM state values")) != TFPI_OK)
         return code;
-    const int64_t dims[3] = {in->dims[0], in->dims[1], s->n_out};
+    const int64_t dims[3] = {ctx->inputs[IN]->dims[0], ctx->inputs[IN]->dims[1], sh->n_out};
     return tp_set_output(ctx, 0, TFPI_FLOAT, 3, dims);
 }
 
@@ -200,18 +227,18 @@ static void matvec_add(const float *w, const float *v, int64_t rows, int64_t col
 static void gate(const tp_op_ctx *ctx, const lstm_state *s, int g, const float *x, const float *h, const float *c,
                  float *out)
 {
-    const int64_t n = s->n_cell;
+    const int64_t n = s->shape.n_cell;
     const float *bias = data_of(ctx, s, BIAS + g);
     for (int64_t k = 0; k < n; k++)
-        out[k] = s->layer_norm ? 0.0f : bias[k];
-    matvec_add(data_of(ctx, s, W_X + g), x, n, s->n_in, out);
-    matvec_add(data_of(ctx, s, W_H + g), h, n, s->n_out, out);
-    if (s->peephole && g != GATE_C) {
+        out[k] = s->shape.layer_norm ? 0.0f : bias[k];
+    matvec_add(data_of(ctx, s, W_X + g), x, n, s->shape.n_in, out);
+    matvec_add(data_of(ctx, s, W_H + g), h, n, s->shape.n_out, out);
+    if (s->shape.peephole && g != GATE_C) {
         const float *p = data_of(ctx, s, PEEPHOLE + (g == GATE_O ? 2 : g));
         for (int64_t k = 0; k < n; k++)
             out[k] += p[k] * c[k];
     }
-    if (s->layer_norm) {
+    if (s->shape.layer_norm) {
         float sum = 0.0f, sum_sq = 0.0f;
         for (int64_t k = 0; k < n; k++)
             sum += out[k];
@@ -232,48 +259,50 @@ static float clip(float v, float limit) { return limit > 0.0f ? (v < -limit ? -l
 /* One step of one batch row: h [n_out] and c [n_cell] updated in place. */
 static void step(const tp_op_ctx *ctx, const lstm_state *s, const float *x, float *h, float *c, float *scratch)
 {
-    const int64_t n = s->n_cell;
+    const int64_t n = s->shape.n_cell;
     float *ig = scratch, *fg = ig + n, *cg = fg + n, *og = cg + n, *hidden = og + n;
-    if (!s->cifg)
+    if (!s->shape.cifg)
         gate(ctx, s, GATE_I, x, h, c, ig);
     gate(ctx, s, GATE_F, x, h, c, fg);
     gate(ctx, s, GATE_C, x, h, c, cg);
     for (int64_t k = 0; k < n; k++) {
         c[k] = fg[k] * c[k];
-        c[k] += cg[k] * (s->cifg ? 1.0f - fg[k] : ig[k]);
+        c[k] += cg[k] * (s->shape.cifg ? 1.0f - fg[k] : ig[k]);
         c[k] = clip(c[k], s->cell_clip);
     }
     gate(ctx, s, GATE_O, x, h, c, og);
     for (int64_t k = 0; k < n; k++)
         hidden[k] = og[k] * activate(s->act, c[k]);
-    if (!s->projection) {
+    if (!s->shape.projection) {
         memcpy(h, hidden, sizeof *h * (size_t)n);
         return;
     }
     const float *bias = absent(ctx, PROJECTION_BIAS) ? NULL : data_of(ctx, s, PROJECTION_BIAS);
-    for (int64_t k = 0; k < s->n_out; k++)
+    for (int64_t k = 0; k < s->shape.n_out; k++)
         h[k] = bias ? bias[k] : 0.0f;
-    matvec_add(data_of(ctx, s, PROJECTION), hidden, s->n_out, n, h);
-    for (int64_t k = 0; k < s->n_out; k++)
+    matvec_add(data_of(ctx, s, PROJECTION), hidden, s->shape.n_out, n, h);
+    for (int64_t k = 0; k < s->shape.n_out; k++)
         h[k] = clip(h[k], s->proj_clip);
 }
 
 static tfpi_code lstm_run(tp_op_ctx *ctx)
 {
     const lstm_state *s = ctx->state;
-    float *h = malloc(sizeof(float) * (size_t)(s->batch * (s->n_out + s->n_cell) + 5 * s->n_cell) + 1);
+    if (s->integer)
+        return tp_tfl_lstm_integer_run(ctx, s->integer);
+    float *h = malloc(sizeof(float) * (size_t)(s->shape.batch * (s->shape.n_out + s->shape.n_cell) + 5 * s->shape.n_cell) + 1);
     if (!h)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
-    float *c = h + s->batch * s->n_out, *scratch = c + s->batch * s->n_cell;
-    memcpy(h, ctx->inputs[OUT_STATE]->data, sizeof(float) * (size_t)(s->batch * s->n_out));
-    memcpy(c, ctx->inputs[CELL_STATE]->data, sizeof(float) * (size_t)(s->batch * s->n_cell));
+    float *c = h + s->shape.batch * s->shape.n_out, *scratch = c + s->shape.batch * s->shape.n_cell;
+    memcpy(h, ctx->inputs[OUT_STATE]->data, sizeof(float) * (size_t)(s->shape.batch * s->shape.n_out));
+    memcpy(c, ctx->inputs[CELL_STATE]->data, sizeof(float) * (size_t)(s->shape.batch * s->shape.n_cell));
     const float *in = ctx->inputs[IN]->data;
     float *out = ctx->outputs[0].data;
-    for (int64_t b = 0; b < s->batch; b++)
-        for (int64_t t = 0; t < s->time; t++) {
-            const int64_t row = s->time_major ? t * s->batch + b : b * s->time + t;
-            step(ctx, s, in + row * s->n_in, h + b * s->n_out, c + b * s->n_cell, scratch);
-            memcpy(out + row * s->n_out, h + b * s->n_out, sizeof(float) * (size_t)s->n_out);
+    for (int64_t b = 0; b < s->shape.batch; b++)
+        for (int64_t t = 0; t < s->shape.time; t++) {
+            const int64_t row = s->shape.time_major ? t * s->shape.batch + b : b * s->shape.time + t;
+            step(ctx, s, in + row * s->shape.n_in, h + b * s->shape.n_out, c + b * s->shape.n_cell, scratch);
+            memcpy(out + row * s->shape.n_out, h + b * s->shape.n_out, sizeof(float) * (size_t)s->shape.n_out);
         }
     free(h);
     return TFPI_OK;

@@ -73,50 +73,94 @@ bool tp_tfl_activation_range_float(tp_tfl_activation act, float *lo, float *hi)
     }
 }
 
-/* ---- gemmlowp's fixed-point functions ---- */
+/* ---- gemmlowp's fixed-point functions ----
+ * Written once for gemmlowp's two raw types: `bits` is 32 (int32 raws) or
+ * 16 (int16 raws, held in int32_t). A Qk value of b bits has b - 1 - k
+ * fractional bits; sums wrap to the type, products are the doubling high
+ * multiply of the type, and the 32-bit constants gemmlowp writes are
+ * rounded to 16 bits (RescaleConstantInitializer) for int16. */
 
-static int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static int32_t mul(int32_t a, int32_t b) { return tp_tfl_rounding_doubling_high_mul(a, b); }
-
-/* exp(a) for a in [-1/4, 0), a and the result Q0: exp(-1/8) times the
- * Taylor polynomial of exp around -1/8 to the fourth power. */
-static int32_t exp_on_quarter_interval(int32_t a)
+/* The low `bits` bits as a signed value (C's wrap of int32 or int16). */
+static int32_t wrap(int64_t v, int bits)
 {
-    const int32_t exp_minus_one_eighth = 1895147668, one_third = 715827883;
-    const int32_t x = wrap_add(a, 1 << 28); /* a + 1/8 */
-    const int32_t x2 = mul(x, x), x3 = mul(x2, x), x4 = mul(x2, x2);
-    const int32_t x4_over_4 = tp_tfl_mul_by_pot(x4, -2);
-    const int32_t terms = tp_tfl_mul_by_pot(wrap_add(mul(wrap_add(x4_over_4, x3), one_third), x2), -1);
-    return wrap_add(exp_minus_one_eighth, mul(exp_minus_one_eighth, wrap_add(x, terms)));
+    return bits == 32 ? (int32_t)(uint32_t)(uint64_t)v : (int32_t)(int16_t)(uint16_t)(uint64_t)v;
+}
+static int32_t wrap_add(int32_t a, int32_t b, int bits) { return wrap((int64_t)a + b, bits); }
+static int32_t wrap_sub(int32_t a, int32_t b, int bits) { return wrap((int64_t)a - b, bits); }
+static int32_t raw_max(int bits) { return bits == 32 ? INT32_MAX : INT16_MAX; }
+static int32_t raw_min(int bits) { return bits == 32 ? INT32_MIN : INT16_MIN; }
+
+/* SaturatingRoundingDoublingHighMul of the type: a * b / 2^(bits - 1),
+ * ties toward +infinity, MIN * MIN saturated. */
+static int32_t mul(int32_t a, int32_t b, int bits)
+{
+    if (bits == 32)
+        return tp_tfl_rounding_doubling_high_mul(a, b);
+    if (a == INT16_MIN && b == INT16_MIN)
+        return INT16_MAX;
+    const int32_t ab = a * b;
+    return wrap((ab + (ab >= 0 ? (1 << 14) : 1 - (1 << 14))) / (1 << 15), 16);
 }
 
-int32_t tp_tfl_exp_on_negative_values(int32_t a, int integer_bits)
+/* SaturatingRoundingMultiplyByPOT of the type. */
+static int32_t mul_by_pot(int32_t x, int exponent, int bits)
 {
-    const int fractional_bits = 31 - integer_bits;
+    if (exponent <= 0)
+        return tp_tfl_rounding_divide_by_pot(x, -exponent);
+    const int64_t shifted = (int64_t)x * ((int64_t)1 << exponent);
+    return shifted > raw_max(bits) ? raw_max(bits) : shifted < raw_min(bits) ? raw_min(bits) : (int32_t)shifted;
+}
+
+/* One of gemmlowp's 32-bit constants in the type. */
+static int32_t constant(int32_t value32, int bits) { return tp_tfl_rounding_divide_by_pot(value32, 32 - bits); }
+
+/* exp(a) for a in [-1/4, 0), a and the result Q0: exp(-1/8) times the
+ * Taylor polynomial of exp around -1/8 to the fourth power (the last sum
+ * saturates for int16, wraps for int32). */
+static int32_t exp_on_quarter_interval(int32_t a, int bits)
+{
+    const int32_t exp_minus_one_eighth = constant(1895147668, bits), one_third = constant(715827883, bits);
+    const int32_t x = wrap_add(a, 1 << (bits - 4), bits); /* a + 1/8 */
+    const int32_t x2 = mul(x, x, bits), x3 = mul(x2, x, bits), x4 = mul(x2, x2, bits);
+    const int32_t x4_over_4 = mul_by_pot(x4, -2, bits);
+    const int32_t terms =
+        mul_by_pot(wrap_add(mul(wrap_add(x4_over_4, x3, bits), one_third, bits), x2, bits), -1, bits);
+    const int32_t product = mul(exp_minus_one_eighth, wrap_add(x, terms, bits), bits);
+    if (bits == 32)
+        return wrap_add(exp_minus_one_eighth, product, bits);
+    const int32_t sum = exp_minus_one_eighth + product; /* gemmlowp's AddSaturatingIf16Bit */
+    return sum > INT16_MAX ? INT16_MAX : sum < INT16_MIN ? INT16_MIN : sum;
+}
+
+static int32_t exp_on_negative(int32_t a, int integer_bits, int bits)
+{
+    const int fractional_bits = bits - 1 - integer_bits;
     const int32_t one_quarter = (int32_t)1 << (fractional_bits - 2);
-    const int32_t mod_quarter_minus_quarter = wrap_sub(a & (one_quarter - 1), one_quarter);
-    int32_t result = exp_on_quarter_interval(tp_tfl_mul_by_pot(mod_quarter_minus_quarter, integer_bits));
-    const int32_t remainder = wrap_sub(mod_quarter_minus_quarter, a);
+    const int32_t mod_quarter_minus_quarter = wrap_sub(a & (one_quarter - 1), one_quarter, bits);
+    int32_t result = exp_on_quarter_interval(mul_by_pot(mod_quarter_minus_quarter, integer_bits, bits), bits);
+    const int32_t remainder = wrap_sub(mod_quarter_minus_quarter, a, bits);
     /* exp(-2^k) for k = -2 .. 4, applied for each bit of the remainder */
     static const int32_t factors[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
     for (int k = -2; k <= 4; k++)
         if (integer_bits > k && (remainder & ((int32_t)1 << (fractional_bits + k))))
-            result = mul(result, factors[k + 2]);
-    if (integer_bits > 5 && a < -((int32_t)1 << (36 - integer_bits)))
+            result = mul(result, constant(factors[k + 2], bits), bits);
+    if (integer_bits > 5 && a < constant(-((int32_t)1 << (36 - integer_bits)), bits))
         result = 0; /* below -32 */
-    return a == 0 ? INT32_MAX : result;
+    return a == 0 ? raw_max(bits) : result;
 }
+
+int32_t tp_tfl_exp_on_negative_values(int32_t a, int integer_bits) { return exp_on_negative(a, integer_bits, 32); }
 
 /* Three Newton-Raphson steps for 1 / d where d = (1 + x) / 2 is in
  * [1/2, 1): returns the estimate of 1 / d in Q2. */
-static int32_t reciprocal_of_half_denominator(int32_t half_denominator)
+static int32_t reciprocal_of_half_denominator(int32_t half_denominator, int bits)
 {
-    const int32_t c48_17 = 1515870810, c_neg32_17 = -1010580540, one_q2 = 1 << 29;
-    int32_t x = wrap_add(c48_17, mul(half_denominator, c_neg32_17));
+    const int32_t c48_17 = constant(1515870810, bits), c_neg32_17 = constant(-1010580540, bits);
+    const int32_t one_q2 = 1 << (bits - 3);
+    int32_t x = wrap_add(c48_17, mul(half_denominator, c_neg32_17, bits), bits);
     for (int i = 0; i < 3; i++) {
-        const int32_t one_minus_dx = wrap_sub(one_q2, mul(half_denominator, x));
-        x = wrap_add(x, tp_tfl_mul_by_pot(mul(x, one_minus_dx), 2));
+        const int32_t one_minus_dx = wrap_sub(one_q2, mul(half_denominator, x, bits), bits);
+        x = wrap_add(x, mul_by_pot(mul(x, one_minus_dx, bits), 2, bits), bits);
     }
     return x;
 }
@@ -128,39 +172,46 @@ static int32_t rounding_half_sum(int32_t a, int32_t b)
     return (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
 }
 
-int32_t tp_tfl_one_over_one_plus_x(int32_t x)
+static int32_t one_over_one_plus(int32_t x, int bits)
 {
     /* 1 / (1 + x) = (1 / d) / 2: the Q2 estimate read as Q1, then to Q0 */
-    return tp_tfl_mul_by_pot(reciprocal_of_half_denominator(rounding_half_sum(x, INT32_MAX)), 1);
+    return mul_by_pot(reciprocal_of_half_denominator(rounding_half_sum(x, raw_max(bits)), bits), 1, bits);
 }
+
+int32_t tp_tfl_one_over_one_plus_x(int32_t x) { return one_over_one_plus(x, 32); }
 
 /* (1 - x) / (1 + x) for x in [0, 1), as Q0. */
-static int32_t one_minus_x_over_one_plus_x(int32_t x)
+static int32_t one_minus_x_over_one_plus_x(int32_t x, int bits)
 {
-    const int32_t estimate = reciprocal_of_half_denominator(rounding_half_sum(x, INT32_MAX));
-    return tp_tfl_mul_by_pot(wrap_sub(estimate, 1 << 29), 2);
+    const int32_t estimate = reciprocal_of_half_denominator(rounding_half_sum(x, raw_max(bits)), bits);
+    return mul_by_pot(wrap_sub(estimate, 1 << (bits - 3), bits), 2, bits);
 }
 
-int32_t tp_tfl_logistic(int32_t a, int integer_bits)
+static int32_t logistic(int32_t a, int integer_bits, int bits)
 {
     if (a == 0)
-        return 1 << 30;
-    const int32_t magnitude = a > 0 ? a : wrap_sub(0, a);
+        return 1 << (bits - 2);
+    const int32_t magnitude = a > 0 ? a : wrap_sub(0, a, bits);
     const int32_t of_positive =
-        tp_tfl_one_over_one_plus_x(tp_tfl_exp_on_negative_values(wrap_sub(0, magnitude), integer_bits));
-    return a > 0 ? of_positive : wrap_sub(INT32_MAX, of_positive);
+        one_over_one_plus(exp_on_negative(wrap_sub(0, magnitude, bits), integer_bits, bits), bits);
+    return a > 0 ? of_positive : wrap_sub(raw_max(bits), of_positive, bits);
 }
 
-int32_t tp_tfl_tanh(int32_t a, int integer_bits)
+static int32_t tanh_of(int32_t a, int integer_bits, int bits)
 {
     if (a == 0)
         return 0;
-    const int32_t non_positive = a < 0 ? a : wrap_sub(0, a);
+    const int32_t non_positive = a < 0 ? a : wrap_sub(0, a, bits);
     /* tanh(|a|) = (1 - exp(-2|a|)) / (1 + exp(-2|a|)); the raw value of
      * -|a| read with one more integer bit is -2|a| */
-    const int32_t t = one_minus_x_over_one_plus_x(tp_tfl_exp_on_negative_values(non_positive, integer_bits + 1));
-    return a < 0 ? wrap_sub(0, t) : t;
+    const int32_t t = one_minus_x_over_one_plus_x(exp_on_negative(non_positive, integer_bits + 1, bits), bits);
+    return a < 0 ? wrap_sub(0, t, bits) : t;
 }
+
+int32_t tp_tfl_logistic(int32_t a, int integer_bits) { return logistic(a, integer_bits, 32); }
+int32_t tp_tfl_tanh(int32_t a, int integer_bits) { return tanh_of(a, integer_bits, 32); }
+int16_t tp_tfl_logistic16(int16_t a, int integer_bits) { return (int16_t)logistic(a, integer_bits, 16); }
+int16_t tp_tfl_tanh16(int16_t a, int integer_bits) { return (int16_t)tanh_of(a, integer_bits, 16); }
 
 int32_t tp_tfl_reciprocal(int32_t x, int integer_digits, int *bits_over_unit)
 {
@@ -194,10 +245,10 @@ void tp_tfl_inv_sqrt(int32_t x, int32_t *mantissa, int *shift)
     const int32_t half_x = tp_tfl_rounding_divide_by_pot(x >> 1, 1), three_halves = (1 << 28) + (1 << 27);
     int32_t y = 1 << 28; /* one in Q3 */
     for (int i = 0; i < 5; i++) {
-        const int32_t y3 = tp_tfl_mul_by_pot(mul(mul(y, y), y), 6);
-        y = tp_tfl_mul_by_pot(wrap_sub(mul(three_halves, y), mul(half_x, y3)), 3);
+        const int32_t y3 = tp_tfl_mul_by_pot(mul(mul(y, y, 32), y, 32), 6);
+        y = tp_tfl_mul_by_pot(wrap_sub(mul(three_halves, y, 32), mul(half_x, y3, 32), 32), 3);
     }
-    y = mul(y, 1518500250); /* x sqrt(1/2) */
+    y = mul(y, 1518500250, 32); /* x sqrt(1/2) */
     if (s < 0) {
         y = (int32_t)((uint32_t)y << -s);
         s = 0;

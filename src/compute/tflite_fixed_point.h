@@ -97,6 +97,14 @@ int32_t tp_tfl_one_over_one_plus_x(int32_t x);
 int32_t tp_tfl_logistic(int32_t a, int integer_bits);
 int32_t tp_tfl_tanh(int32_t a, int integer_bits);
 
+/* The same on gemmlowp's 16-bit values (FixedPoint<int16_t, k>: raw r
+ * stands for r / 2^(15 - k), Q0's one is 32767; constants rounded from the
+ * 32-bit ones, the polynomial's last sum saturating), as TFLite's integer
+ * LSTM applies them to its int16 gates: a with integer_bits (0..6), the
+ * result Q0. */
+int16_t tp_tfl_logistic16(int16_t a, int integer_bits);
+int16_t tp_tfl_tanh16(int16_t a, int integer_bits);
+
 /* TFLite's GetReciprocal: 1 / x for x > 0 given with integer_digits, as a
  * Q0 mantissa of 1 / (x scaled to [1, 2)) and, in *bits_over_unit, the
  * power of two the caller shifts the result right by to undo the scaling. */

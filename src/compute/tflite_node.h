@@ -38,6 +38,12 @@
  *    (list of int) and "q_in<i>_dim" (int, the quantized_dimension), and
  *    the same with "q_out<j>_"; one scale means per tensor, more mean one
  *    per slice along dim. A tensor without quantization has none of them.
+ *  - An operator's intermediates (the tensors whose quantization gives the
+ *    gates' scales of an integer LSTM) are "num_intermediates" (int,
+ *    absent when there are none) and the quantization of intermediate k
+ *    as "q_im<k>_scale" / "_zero_point" / "_dim".
+ *  - A variable tensor without data (an LSTM's state) is the tensor
+ *    filled as TFLite resets it: zeros, or an int8 tensor's zero point.
  *  - "T" gives the dtype of output 0, so the signature checks and
  *    summaries see it like any TF node's, and "builtin_code" (int) the
  *    operator's BuiltinOperator code (32, CUSTOM, for custom operators):

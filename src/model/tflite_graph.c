@@ -263,25 +263,35 @@ static tfpi_code constant(tp_tfl_translator *x, int32_t t)
     return tp_tfl_set_output(x, t, name, 0);
 }
 
-/* A variable tensor without data (an LSTM's state): zeros of its shape. */
+/* A variable tensor without data (an LSTM's state): its shape filled as
+ * TFLite resets a variable, with zeros, or an int8 tensor's zero point. */
 static tfpi_code zeros(tp_tfl_translator *x, int32_t t)
 {
     const tp_tfl_tensor *tensor = &x->g->tensors[t];
+    const tfpi_dtype dtype = tensor->dtype;
+    if (dtype != TFPI_FLOAT && dtype != TFPI_INT8 && dtype != TFPI_UINT8 && dtype != TFPI_INT16 &&
+        dtype != TFPI_INT32)
+        return tfpi_status_set(x->status, TFPI_UNIMPLEMENTED, "%s: tensor %d ('%s'): a %s variable (tfpi starts "
+                               "float32, int8, uint8, int16 and int32 variables)", x->source, t, tensor->name,
+                               tp_tfl_type_name(tensor->type));
     const char *name = tensor_node_name(x, t);
     int32_t dims[TFPI_MAX_DIMS];
     for (int i = 0; i < tensor->ndims; i++)
         dims[i] = (int32_t)(tensor->dims[i] < 0 ? 1 : tensor->dims[i]);
     const char *shape = name ? tp_tfl_const_i32(x, name, "shape", dims, tensor->ndims, false) : NULL;
-    const char *zero = shape ? tp_tfl_const_f32(x, name, "zero", 0.0f) : NULL;
+    /* one element of the tensor's type (int8: its zero point, clamped to the codes) */
+    const int64_t zero_point = tensor->quant.count > 0 ? tensor->quant.zero_point[0] : 0;
+    const int8_t reset_int8 = (int8_t)(zero_point < INT8_MIN ? INT8_MIN : zero_point > INT8_MAX ? INT8_MAX : zero_point);
+    const uint8_t zero_bytes[4] = {(uint8_t)(dtype == TFPI_INT8 ? reset_int8 : 0), 0, 0, 0};
+    const char *zero = shape ? const_node(x, tp_tfl_fresh_name(x, name, "zero"), dtype, NULL, 0, zero_bytes,
+                                          tfpi_dtype_size(dtype))
+                             : NULL;
     if (!name)
         return oom(x);
     if (!zero)
         return x->status->code;
-    if (tensor->dtype != TFPI_FLOAT)
-        return tfpi_status_set(x->status, TFPI_UNIMPLEMENTED, "%s: tensor %d ('%s'): a %s variable (tfpi starts "
-                               "float variables at zero)", x->source, t, tensor->name, tp_tfl_type_name(tensor->type));
     Tfpi__NodeDef *def = tp_tfl_emit(x, name, "Fill", (const char *[]){shape, zero}, 2);
-    if (!def || !tp_tfl_attr(x, def, "T", tp_attr_new_type(TFPI_FLOAT)) ||
+    if (!def || !tp_tfl_attr(x, def, "T", tp_attr_new_type(dtype)) ||
         !tp_tfl_attr(x, def, "index_type", tp_attr_new_type(TFPI_INT32)))
         return x->status->code;
     return tp_tfl_set_output(x, t, name, 0);
@@ -408,6 +418,10 @@ static tfpi_code builtin_node(tp_tfl_op *o)
         ok = op->inputs[i] < 0 || tp_tfl_quant_attrs(x, def, "in", i, &x->g->tensors[op->inputs[i]].quant);
     for (int j = 0; ok && j < op->num_outputs; j++)
         ok = tp_tfl_quant_attrs(x, def, "out", j, &x->g->tensors[op->outputs[j]].quant);
+    if (ok && op->num_intermediates > 0)
+        ok = tp_tfl_attr(x, def, "num_intermediates", tp_attr_new_int(op->num_intermediates));
+    for (int k = 0; ok && k < op->num_intermediates; k++)
+        ok = tp_tfl_quant_attrs(x, def, "im", k, &x->g->tensors[op->intermediates[k]].quant);
     if (!ok)
         return x->status->code ? x->status->code : oom(x);
     if (op->custom && o->builtin == TP_TFL_OP_CUSTOM && (code = custom_attrs(o, def)) != TFPI_OK)

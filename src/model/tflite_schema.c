@@ -17,7 +17,8 @@ enum { SUB_TENSORS, SUB_INPUTS, SUB_OUTPUTS, SUB_OPERATORS, SUB_NAME };
 enum { TENSOR_SHAPE, TENSOR_TYPE, TENSOR_BUFFER, TENSOR_NAME, TENSOR_QUANT, TENSOR_VARIABLE, TENSOR_SPARSITY,
        TENSOR_SIGNATURE };
 enum { QUANT_MIN, QUANT_MAX, QUANT_SCALE, QUANT_ZERO, QUANT_DETAILS_TYPE, QUANT_DETAILS, QUANT_DIM };
-enum { OP_CODE, OP_INPUTS, OP_OUTPUTS, OP_OPTIONS_TYPE, OP_OPTIONS, OP_CUSTOM, OP_CUSTOM_FORMAT };
+enum { OP_CODE, OP_INPUTS, OP_OUTPUTS, OP_OPTIONS_TYPE, OP_OPTIONS, OP_CUSTOM, OP_CUSTOM_FORMAT, OP_MUTATING,
+       OP_INTERMEDIATES };
 enum { BUFFER_DATA, BUFFER_OFFSET, BUFFER_SIZE };
 enum { SIG_INPUTS, SIG_OUTPUTS, SIG_KEY, SIG_TAG, SIG_SUBGRAPH };
 enum { MAP_NAME, MAP_TENSOR };
@@ -322,7 +323,9 @@ static tfpi_code read_operator(tp_fb *fb, const tp_fb_table *table, const tp_tfl
         (code = tp_fb_union(fb, table, OP_OPTIONS_TYPE, "builtin_options", TP_TFL_MAX_OPTIONS, "BuiltinOptions",
                             &op->options_type, &op->options)) != TFPI_OK ||
         (code = tp_fb_vector_field(fb, table, OP_CUSTOM, "custom_options", 1, &custom)) != TFPI_OK ||
-        (code = tp_fb_i8(fb, table, OP_CUSTOM_FORMAT, "custom_options_format", 0, &format)) != TFPI_OK)
+        (code = tp_fb_i8(fb, table, OP_CUSTOM_FORMAT, "custom_options_format", 0, &format)) != TFPI_OK ||
+        (code = int_vector(fb, table, OP_INTERMEDIATES, "intermediates", &op->num_intermediates,
+                           &op->intermediates)) != TFPI_OK)
         return code;
     if (op->opcode >= (uint32_t)m->num_codes)
         return tp_fb_fail(fb, table, "opcode_index", TFPI_INVALID_ARGUMENT,
@@ -339,7 +342,9 @@ static tfpi_code read_operator(tp_fb *fb, const tp_fb_table *table, const tp_tfl
     if (format != 0)
         return tp_fb_fail(fb, table, "custom_options_format", TFPI_UNIMPLEMENTED, "format %d (only 0, FlexBuffers)",
                           format);
-    if ((code = check_indices(fb, table, "inputs", op->inputs, op->num_inputs, g->num_tensors, true)) != TFPI_OK)
+    if ((code = check_indices(fb, table, "inputs", op->inputs, op->num_inputs, g->num_tensors, true)) != TFPI_OK ||
+        (code = check_indices(fb, table, "intermediates", op->intermediates, op->num_intermediates, g->num_tensors,
+                              false)) != TFPI_OK)
         return code;
     return check_indices(fb, table, "outputs", op->outputs, op->num_outputs, g->num_tensors, false);
 }
@@ -523,6 +528,7 @@ void tp_tfl_model_free(tp_tfl_model *m)
         for (int i = 0; g->operators && i < g->num_operators; i++) {
             free(g->operators[i].inputs);
             free(g->operators[i].outputs);
+            free(g->operators[i].intermediates);
         }
         free(g->tensors);
         free(g->operators);

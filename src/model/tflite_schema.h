@@ -67,6 +67,8 @@ typedef struct tp_tfl_operator {
     int num_inputs, num_outputs;
     int32_t *inputs;  /* tensor indices, -1 = an optional input left out */
     int32_t *outputs; /* tensor indices */
+    int num_intermediates;
+    int32_t *intermediates; /* tensor indices: the tensors whose quantization an integer LSTM's gates use */
     uint8_t options_type; /* BuiltinOptions union type, 0 = none */
     tp_fb_table options;  /* the options table, already checked field by field */
     const uint8_t *custom; /* custom_options bytes (FlexBuffer), or NULL */

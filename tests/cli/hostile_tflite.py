@@ -4,8 +4,9 @@ line must match): truncated files, offsets and vtables outside the file or
 at themselves, vector lengths that overflow, tensor, operator-code,
 buffer and subgraph indices past their lists, shapes whose product
 overflows, buffers shorter than their tensor, quantization vectors of the
-wrong length, unknown types and union tags, subgraphs that call
-themselves, and custom options whose FlexBuffer lies. Each starts from a
+wrong length, operator intermediates past the tensors, unknown types and
+union tags, subgraphs that call themselves, and custom options whose
+FlexBuffer lies. Each starts from a
 small valid model (tflite_writer.py) and breaks one thing."""
 import os
 import struct
@@ -81,6 +82,12 @@ def cases():
     m = base()
     m.op(RELU, [0], [2])
     yield "output_tensor_past_list", m.write(), r"Operator.outputs: entry 0 is tensor 2"
+    m = base()
+    m.op(RELU, [0], [1], intermediates=[0, 12])
+    yield "intermediate_past_list", m.write(), r"Operator.intermediates: entry 1 is tensor 12; the subgraph has 2"
+    m = base()
+    m.op(RELU, [0], [1], intermediates=[-1])
+    yield "intermediate_minus_1", m.write(), r"Operator.intermediates: entry 0 is tensor -1"
     m = base()
     m.inputs = [7]
     yield "subgraph_input_past_list", m.write(), r"SubGraph.inputs: entry 0 is tensor 7"

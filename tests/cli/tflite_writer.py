@@ -6,7 +6,7 @@ numbers of TFLite's schema.fbs (Model 0 version, 1 operator_codes,
 SubGraph 0 tensors, 1 inputs, 2 outputs, 3 operators, 4 name; Tensor
 0 shape, 1 type, 2 buffer, 3 name, 4 quantization, 5 is_variable,
 7 shape_signature; Operator 0 opcode_index, 1 inputs, 2 outputs,
-3/4 builtin_options, 5 custom_options; OperatorCode 0
+3/4 builtin_options, 5 custom_options, 8 intermediates; OperatorCode 0
 deprecated_builtin_code, 1 custom_code, 2 version, 3 builtin_code; Buffer
 0 data, 1 offset, 2 size).
 
@@ -131,9 +131,9 @@ class Builder:
 
 
 # ---- TFLite Model helpers ------------------------------------------------------------------
-FLOAT32, INT32, UINT8, INT64, INT8 = 0, 2, 3, 4, 9
+FLOAT32, INT32, UINT8, INT64, INT16, INT8 = 0, 2, 3, 4, 7, 9
 NP_TYPES = {np.dtype(np.float32): FLOAT32, np.dtype(np.int32): INT32, np.dtype(np.uint8): UINT8,
-            np.dtype(np.int64): INT64, np.dtype(np.int8): INT8}
+            np.dtype(np.int64): INT64, np.dtype(np.int16): INT16, np.dtype(np.int8): INT8}
 
 
 class Graph:
@@ -186,9 +186,9 @@ class Model:
         self.tensors.append(Table(fields, "Tensor"))
         return len(self.tensors) - 1
 
-    def const(self, name, array):
+    def const(self, name, array, quant=None):
         array = np.asarray(array)
-        return self.tensor(name, array.shape, NP_TYPES[array.dtype], data=array)
+        return self.tensor(name, array.shape, NP_TYPES[array.dtype], data=array, quant=quant)
 
     def code(self, builtin, custom=None, deprecated_only=False):
         key = (builtin, custom, deprecated_only)
@@ -202,8 +202,10 @@ class Model:
         return [c[0] for c in self.codes].index(key)
 
     def op(self, builtin, inputs, outputs, options_type=0, options=None, custom=None, custom_options=None,
-           deprecated_only=False):
+           deprecated_only=False, intermediates=None):
         fields = {0: ("I", self.code(builtin, custom, deprecated_only)), 1: ints(inputs), 2: ints(outputs)}
+        if intermediates is not None:
+            fields[8] = ints(intermediates)
         if options_type:
             fields[3] = ("B", options_type)
             fields[4] = ref(Table(options or {}, "Options"))

@@ -97,6 +97,31 @@ static void test_activation_range(void)
     CHECK(tp_tfl_activation_range_float(TP_TFL_ACT_NONE, &flo, &fhi) && isinf(flo) && isinf(fhi));
 }
 
+/* gemmlowp's logistic and tanh on int16 (TFLite's integer LSTM gates):
+ * values from tests/cli/tflite_lstm8.py (which the C matches on all 65536
+ * inputs for 0..6 integer bits), and within 4e-4 of the real functions. */
+static void test_fixed_point_16(void)
+{
+    static const int16_t a[9] = {-32768, -20000, -4096, -1, 1, 2048, 4095, 12000, 32767};
+    static const int16_t logistic3[9] = {11, 243, 8815, 16383, 16384, 20400, 23950, 31104, 32756};
+    static const int16_t tanh3[9] = {-32767, -32767, -24964, -8, 8, 15136, 24960, 32584, 32767};
+    static const int16_t tanh0[9] = {-24964, -17844, -4076, 8, -8, 2048, 4076, 11492, 24964}; /* tanh(tiny) < 0 */
+    static const int16_t tanh6[9] = {-32767, -32767, -32767, -64, 64, 32744, 32767, 32767, 32767};
+    for (int i = 0; i < 9; i++) {
+        CHECK_EQ_INT(tp_tfl_logistic16(a[i], 3), logistic3[i]);
+        CHECK_EQ_INT(tp_tfl_tanh16(a[i], 3), tanh3[i]);
+        CHECK_EQ_INT(tp_tfl_tanh16(a[i], 0), tanh0[i]);
+        CHECK_EQ_INT(tp_tfl_tanh16(a[i], 6), tanh6[i]);
+    }
+    double worst_logistic = 0, worst_tanh = 0;
+    for (int32_t v = INT16_MIN; v <= INT16_MAX; v++) {
+        const double real = v / 4096.0; /* Q3.12 */
+        worst_logistic = fmax(worst_logistic, fabs(tp_tfl_logistic16((int16_t)v, 3) / 32768.0 - 1 / (1 + exp(-real))));
+        worst_tanh = fmax(worst_tanh, fabs(tp_tfl_tanh16((int16_t)v, 3) / 32768.0 - tanh(real)));
+    }
+    CHECK_MSG(worst_logistic < 4e-4 && worst_tanh < 4e-4, "logistic %g tanh %g", worst_logistic, worst_tanh);
+}
+
 static void test_fixed_point_functions(void)
 {
     /* tflite_int_rules.py: exp_on_negative_values(a, 5), logistic(a, 4),
@@ -167,5 +192,6 @@ int main(void)
     RUN(test_multiply);
     RUN(test_activation_range);
     RUN(test_fixed_point_functions);
+    RUN(test_fixed_point_16);
     return check_summary();
 }

@@ -328,6 +328,66 @@ static void test_hostile_lstm(void)
     }
 }
 
+/* The integer LSTM (int8 input): each broken node fails with one error
+ * naming what is wrong; the intact one runs (tests/cli/test_tflite_lstm8.sh
+ * checks its values). Inputs: x [1,2,3], weights [4,3] and [4,4], biases
+ * [4], states [1,4]; variant 0 is intact. */
+static void test_hostile_integer_lstm(void)
+{
+    static const int8_t codes[64] = {1, -2, 3, 4, -5, 6, 7, 8, 9, 10, 11, 12, -13, 14, 15, 16};
+    static const int32_t bias[4] = {100, -200, 300, 400};
+    static const int16_t cell[4] = {0};
+    const int64_t x_dims[3] = {1, 2, 3}, w_dims[2] = {4, 3}, r_dims[2] = {4, 4}, b_dims[1] = {4},
+                  state_dims[2] = {1, 4}, bad_state_dims[2] = {2, 2}, none_dims[1] = {0};
+    static const struct {
+        const char *fragment;
+    } variants[] = {
+        {NULL},
+        {"has 4 intermediates; TFLite's integer LSTM (8x8_16) takes 5"},
+        {"intermediate 4 needs one positive scale"},
+        {"input 1 has zero point 3: the integer LSTM's weights are symmetric"},
+        {"the cell state's scale 0.001 must be a power of two"},
+        {"input 12 (a bias) is int8; the integer LSTM takes int32"},
+        {"input 18 is [2,2]; expected [1, 4]"},
+        {"the integer LSTM's activation must be TANH"},
+        {"input 19 is int8; the integer LSTM takes int16 there"},
+        {"input 1 has no quantization"},
+    };
+    for (int v = 0; v < (int)(sizeof variants / sizeof variants[0]); v++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", TFPI_INT8, x_dims, 3, codes);
+        gb_const(g, "w", TFPI_INT8, w_dims, 2, codes);
+        gb_const(g, "r", TFPI_INT8, r_dims, 2, codes);
+        gb_const(g, "b", v == 5 ? TFPI_INT8 : TFPI_INT32, b_dims, 1, v == 5 ? (const void *)codes : bias);
+        gb_const(g, "h", TFPI_INT8, v == 6 ? bad_state_dims : state_dims, 2, codes);
+        gb_const(g, "c", v == 8 ? TFPI_INT8 : TFPI_INT16, state_dims, 2, cell);
+        gb_const(g, "TFLiteNoValue", TFPI_FLOAT, none_dims, 1, codes);
+        const char *no = "TFLiteNoValue";
+        Tfpi__NodeDef *n = gb_node(g, "UNIDIRECTIONAL_SEQUENCE_LSTM", "out", "x", "w", "w", "w", "w", "r", "r", "r", "r",
+                                   no, no, no, "b", "b", "b", "b", no, no, "h", "c", NULL);
+        gd_attr_set_string(n, "fused_activation_function", v == 7 ? "RELU" : "TANH");
+        gd_attr_set_int(n, "num_intermediates", v == 1 ? 4 : 5);
+        gd_attr_set_type(n, "T", TFPI_INT8);
+        set_quant(n, "in", 0, 0.02f, -3);
+        for (int i = 1; i <= 8; i++)
+            if (!(v == 9 && i == 1))
+                set_quant(n, "in", i, 0.01f, v == 3 && i == 1 ? 3 : 0);
+        set_quant(n, "in", 18, 1.0f / 128, -5);
+        set_quant(n, "in", 19, v == 4 ? 0.001f : 1.0f / 2048, 0);
+        set_quant(n, "out", 0, 1.0f / 128, -5);
+        if (v != 2)
+            set_quant(n, "im", 4, 1.0f / 128, -5);
+        if (!variants[v].fragment) {
+            tfpi_tensor *out = eval(g);
+            CHECK(out && tfpi_tensor_dtype(out) == TFPI_INT8 && tfpi_tensor_ndims(out) == 3);
+            tfpi_tensor_free(out);
+        } else {
+            CHECK_FAILS(g, NULL, "out", "out", variants[v].fragment);
+        }
+        gb_free(g);
+    }
+}
+
 int main(void)
 {
     RUN(test_add_by_hand);
@@ -338,5 +398,6 @@ int main(void)
     RUN(test_hostile_windows_and_axes);
     RUN(test_hostile_detection);
     RUN(test_hostile_lstm);
+    RUN(test_hostile_integer_lstm);
     return check_summary();
 }
