@@ -22,9 +22,16 @@
 #include "input_spec.h"
 #include "limit_flags.h"
 #include "load_flags.h"
+#include "model_io.h"
 #include "node_stats.h"
 #include "proc_memory.h"
 #include "tfpi.h"
+
+/* TensorFlow's benchmark_model's defaults */
+#define DEFAULT_INPUT "input"
+#define DEFAULT_SHAPE "1,224,224,3"
+#define DEFAULT_TYPE "float"
+#define DEFAULT_OUTPUT "output"
 
 typedef struct settings {
     const char *graph, *input_layer, *input_layer_shape, *input_layer_type, *input_layer_values;
@@ -217,33 +224,57 @@ static int check_inputs(const tfpi_graph *graph, const input_spec *in)
     return 0;
 }
 
+/* Flags left at TensorFlow's defaults ("input", "output") become the
+ * model's own inputs and outputs, as TensorFlow Lite's benchmark_model
+ * takes them: always for a .tflite, and for a SavedModel's signature when
+ * the default names nothing in its graph; a shape or type flag given still
+ * wins. */
+static void take_model_io(settings *s, const tfpi_graph *graph, model_io *io)
+{
+    if (!model_io_read(graph, io))
+        return;
+    const bool tflite = tfpi_tflite_num_inputs(graph) > 0; /* its inputs' types and shapes are known */
+    if (!strcmp(s->input_layer, DEFAULT_INPUT) && (tflite || !graph_inputs_has_node(graph, DEFAULT_INPUT))) {
+        s->input_layer = io->inputs;
+        if (!strcmp(s->input_layer_shape, DEFAULT_SHAPE))
+            s->input_layer_shape = io->shapes;
+        if (!strcmp(s->input_layer_type, DEFAULT_TYPE))
+            s->input_layer_type = io->types;
+    }
+    if (!strcmp(s->output_layer, DEFAULT_OUTPUT) && (tflite || !graph_inputs_has_node(graph, DEFAULT_OUTPUT)))
+        s->output_layer = io->outputs;
+}
+
 static int benchmark(settings *s)
 {
     input_spec in = {0};
     char **outputs = NULL;
-    int num_outputs = split_outputs(s->output_layer, &outputs);
+    int num_outputs = 0;
     tfpi_status status = {0};
-    tfpi_graph *graph = NULL;
     tfpi_session *session = NULL;
-    int rc = num_outputs > 0 ? input_spec_parse(&in, s->input_layer, s->input_layer_shape, s->input_layer_type,
+    model_io io = {0};
+    double t0 = now_us();
+    tfpi_graph *graph = load_flags_graph(&s->load, s->graph, &status);
+    tfpi_session_options options = limit_flags_apply(&s->limits, s->num_threads > 0 ? s->num_threads : 0);
+    session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
+    limit_flags_check_session(&s->limits, session);
+    int rc = 0;
+    if (!session) {
+        fprintf(stderr, "error: --graph: %s\n", status.message);
+        rc = 1;
+    } else {
+        take_model_io(s, graph, &io);
+        print_settings(s);
+        printf("Loaded model in %.3f ms\n", (now_us() - t0) / 1000.0);
+        num_outputs = split_outputs(s->output_layer, &outputs);
+        rc = num_outputs > 0 ? input_spec_parse(&in, s->input_layer, s->input_layer_shape, s->input_layer_type,
                                                 s->input_layer_values)
                              : 1;
+    }
     for (int i = 0; rc == 0 && i < in.count; i++)
         s->string_input = s->string_input || tfpi_tensor_dtype(in.tensors[i]) == TFPI_STRING;
-    if (rc == 0) {
-        double t0 = now_us();
-        graph = load_flags_graph(&s->load, s->graph, &status);
-        tfpi_session_options options = limit_flags_apply(&s->limits, s->num_threads > 0 ? s->num_threads : 0);
-        session = graph ? tfpi_session_new(graph, &options, &status) : NULL;
-        limit_flags_check_session(&s->limits, session);
-        if (!session) {
-            fprintf(stderr, "error: --graph: %s\n", status.message);
-            rc = 1;
-        } else {
-            printf("Loaded model in %.3f ms\n", (now_us() - t0) / 1000.0);
-            rc = check_inputs(graph, &in);
-        }
-    }
+    if (rc == 0)
+        rc = check_inputs(graph, &in);
     timing warmup = {0}, plain = {0}, detailed = {0};
     node_stats stats = {0};
     bool tables = s->show_run_order || s->show_time || s->show_memory || s->show_type || s->show_summary;
@@ -291,6 +322,7 @@ static int benchmark(settings *s)
     tfpi_session_free(session);
     tfpi_graph_free(graph);
     input_spec_free(&in);
+    model_io_free(&io);
     for (int i = 0; outputs && outputs[i]; i++)
         free(outputs[i]);
     free(outputs);
@@ -299,8 +331,8 @@ static int benchmark(settings *s)
 
 int main(int argc, char **argv)
 {
-    settings s = {.input_layer = "input", .input_layer_shape = "1,224,224,3", .input_layer_type = "float",
-                  .input_layer_values = "", .output_layer = "output", .benchmark_name = "", .output_prefix = "",
+    settings s = {.input_layer = DEFAULT_INPUT, .input_layer_shape = DEFAULT_SHAPE, .input_layer_type = DEFAULT_TYPE,
+                  .input_layer_values = "", .output_layer = DEFAULT_OUTPUT, .benchmark_name = "", .output_prefix = "",
                   .num_runs = 50, .warmup_runs = 2, .num_threads = -1, .time_limit = 10, .memory_limit = 10,
                   .run_delay = -1.0f, .inter_benchmark_delay = -1.0f, .max_time = 10.0f, .show_time = true,
                   .show_memory = true, .show_summary = true, .show_flops = false};
@@ -353,10 +385,8 @@ int main(int argc, char **argv)
                         "as PREFIX+NAME\n");
         rc = 1;
     }
-    if (rc == 0) {
-        print_settings(&s);
+    if (rc == 0)
         rc = benchmark(&s);
-    }
     flags_free(flags, num_flags);
     return rc == 2 ? 0 : rc;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tfpi.h"
 
@@ -69,6 +70,18 @@ size_t tp_byte_size(const tfpi_tensor *t)
     return (size_t)tp_num_elements(t) * tfpi_dtype_size(t->dtype);
 }
 
+/* Asks the kernel to back the 2 MB-aligned part of a large block with huge
+ * pages (where transparent huge pages are "madvise", as on Debian and
+ * Raspberry Pi OS): zeroing 1 GB then takes 512 page faults, not 262,144.
+ * Only advice: without huge pages the block stays as it is. */
+static void advise_huge_pages(void *p, size_t bytes)
+{
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1), end = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (end > start)
+        (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
 tfpi_code tp_tensor_alloc(tfpi_tensor *t, tfpi_status *status)
 {
     size_t bytes = tp_byte_size(t);
@@ -76,6 +89,7 @@ tfpi_code tp_tensor_alloc(tfpi_tensor *t, tfpi_status *status)
     void *p = aligned_alloc(64, rounded ? rounded : 64);
     if (!p)
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "out of memory allocating %zu bytes", bytes);
+    advise_huge_pages(p, rounded);
     memset(p, 0, rounded ? rounded : 64);
     tp_tensor_release(t);
     t->data = p;

@@ -140,8 +140,28 @@ static tfpi_code check_type_attr(tp_op_ctx *ctx, const char *name, int first, in
     return TFPI_OK;
 }
 
+/* IdentityN's T lists its inputs' types: the node keeping a function call's
+ * name is one, typed as the function declares its outputs, so a body that
+ * returns another type is refused here, as TensorFlow's _Retval does. */
+static tfpi_code check_type_list(tp_op_ctx *ctx)
+{
+    const Tfpi__AttrValue *a = tp_attr(ctx->def, "T");
+    if (!a || a->value_case != TFPI__ATTR_VALUE__VALUE_LIST)
+        return TFPI_OK;
+    if (a->list->n_type != (size_t)ctx->num_inputs)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute T lists %zu types for %d inputs", a->list->n_type,
+                       ctx->num_inputs);
+    for (int i = 0; i < ctx->num_inputs; i++)
+        if ((tfpi_dtype)a->list->type[i] != ctx->inputs[i]->dtype)
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "attribute T says input %d is %s, but it is %s", i,
+                           tfpi_dtype_name((tfpi_dtype)a->list->type[i]), tfpi_dtype_name(ctx->inputs[i]->dtype));
+    return TFPI_OK;
+}
+
 static tfpi_code check_typed_inputs(tp_op_ctx *ctx, const tp_kernel *kernel)
 {
+    if (!strcmp(ctx->def->op, "IdentityN"))
+        return check_type_list(ctx);
     if (kernel->flags & TP_TFLITE_OP)
         return TFPI_OK;
     bool listed = false;

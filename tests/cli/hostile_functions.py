@@ -99,6 +99,12 @@ def function_cases(c):
             r"input 't:nosuch:0': op 'TopKV2' has no output argument 'nosuch'")
     c.error("ret_missing", with_library(calling("ident"), [Function("ident", [Arg("x", F)], [Arg("y", F)], [], {})]),
             r"function 'ident': it returns no value for its output 'y'")
+    # the body returns a float where the signature declares int32: refused by the node keeping the
+    # call's name (typed as declared), as TensorFlow's _Retval refuses it
+    wrong = Function("wrong", [Arg("x", F)], [Arg("y", I32)], [Node("id", "Identity", ["x"], {"T": F})],
+                     {"y": "id:output:0"})
+    c.error("ret_type_differs", with_library(calling("wrong", tout=(I32,)), [wrong]),
+            r"node 'y' \(IdentityN\): attribute T says input 0 is int32, but it is float")
     c.error("control_ret_missing_node", with_library(calling("ident"), [identity_fn(control_ret={"z": "ghost"})]),
             r"function 'ident': its control output 'ghost' is not a node of its body")
     poly = Function("poly", [Arg("x", type_attr="T")], [Arg("y", type_attr="T")],

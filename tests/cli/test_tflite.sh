@@ -85,6 +85,16 @@ if [ "$rc" -eq 0 ] && grep -qw DEPTHWISE_CONV_2D "$CLI_TMP/err" "$CLI_TMP/out" &
 else
     cli_result "benchmark_model's per-op stats use TFLite's operator names" no "exit $rc: $(head -c 300 "$CLI_TMP/err")"
 fi
+# With --graph alone, a .tflite's own inputs (names, shapes, types) and outputs, as TFLite's
+# benchmark_model takes them: TensorFlow's defaults (input, float [1,224,224,3], output) fit
+# neither (a uint8 input named otherwise; a float [1,28,28,1] named by its signature).
+for m in mask_mnv2_int8/mask_detector_quant.tflite fashion_cnn_int8_floatio/model.tflite; do
+    expect_output "benchmark_model --graph=$m alone: the model's inputs and outputs" "^count=2 " \
+        benchmark_model --graph=$TL/$m --num_runs=2 --warmup_runs=0
+done
+grep -q "^Input types: \[float\]" "$CLI_TMP/out" && grep -q "^Input shapes: \[1,28,28,1\]" "$CLI_TMP/out"
+cli_result "benchmark_model prints the input shapes and types it took from the .tflite" \
+    "$([ $? -eq 0 ] && echo yes)" "$(grep "^Input" "$CLI_TMP/out")"
 expect_output "summarize_graph: tensors with type, shape and quantization; operators; signatures; metadata" \
     "7 operators: 2 CONV_2D, 1 QUANTIZE, 1 RESHAPE, 1 FULLY_CONNECTED, 1 SOFTMAX, 1 DEQUANTIZE" \
     summarize_graph --in_graph=$TL/fashion_cnn_int8_floatio/model.tflite

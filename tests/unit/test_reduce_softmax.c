@@ -187,11 +187,15 @@ static void test_int_reductions(void)
     CHECK(out && *(int64_t *)tfpi_tensor_data(out) == (int64_t)INT32_MAX + 1);
     tfpi_tensor_free(out);
 
-    /* b = [[T, F, T], [T, T, T]]: b.all(1) = [F, T], b.any(0) = [T, T, T] */
-    const uint8_t b[6] = {1, 0, 1, 1, 1, 1}, want_all[2] = {0, 1}, want_any[3] = {1, 1, 1};
+    /* b = [[T, F, T], [T, T, T]]: b.all(1) = [F, T], b.all(0) = [T, F, T], b.any(0) = [T, T, T] */
+    const uint8_t b[6] = {1, 0, 1, 1, 1, 1}, want_all[2] = {0, 1}, want_all0[3] = {1, 0, 1}, want_any[3] = {1, 1, 1};
     const int32_t axis1 = 1;
     out = run_reduction("All", TFPI_BOOL, dims, 2, b, &axis1, 1, false, 1, &status);
     CHECK_MSG(out && memcmp(tfpi_tensor_data(out), want_all, 2) == 0, "All: %s", out ? "" : status.message);
+    tfpi_tensor_free(out);
+    out = run_reduction("All", TFPI_BOOL, dims, 2, b, &axis0, 1, false, 1, &status);
+    CHECK_MSG(out && memcmp(tfpi_tensor_data(out), want_all0, 3) == 0, "All over axis 0: %s",
+              out ? "" : status.message);
     tfpi_tensor_free(out);
     out = run_reduction("Any", TFPI_BOOL, dims, 2, b, &axis0, 1, false, 1, &status);
     CHECK_MSG(out && memcmp(tfpi_tensor_data(out), want_any, 3) == 0, "Any: %s", out ? "" : status.message);

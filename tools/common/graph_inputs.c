@@ -62,7 +62,7 @@ const char *graph_inputs_describe(const tfpi_graph *graph, char *buf, size_t siz
     return buf;
 }
 
-static bool has_node(const tfpi_graph *graph, const char *tensor_name)
+bool graph_inputs_has_node(const tfpi_graph *graph, const char *tensor_name)
 {
     size_t len = strcspn(tensor_name, ":");
     for (int i = 0; i < tfpi_graph_num_nodes(graph); i++) {
@@ -79,7 +79,7 @@ int graph_inputs_check(const tfpi_graph *graph, const char *name, const int64_t 
     char text[1024];
     const char *user_name = name;
     name = signature_tensor(graph, name);
-    if (!has_node(graph, name)) {
+    if (!graph_inputs_has_node(graph, name)) {
         fprintf(stderr, "error: %s: the graph has no node named '%s'; its inputs: %s\n", name_flag, user_name,
                 graph_inputs_describe(graph, text, sizeof text));
         return 1;

@@ -4,6 +4,7 @@
 #ifndef TFPI_GRAPH_INPUTS_H
 #define TFPI_GRAPH_INPUTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +13,9 @@
 /* "input (float [1,224,224,3]), keep_prob (float [])": the graph's
  * Placeholders with their types and declared shapes (? = unknown). */
 const char *graph_inputs_describe(const tfpi_graph *graph, char *buf, size_t size);
+
+/* true if the graph has the node "node" or "node:k" names */
+bool graph_inputs_has_node(const tfpi_graph *graph, const char *tensor_name);
 
 /* 0 if `name` ("node" or "node:k") is a node of the graph and, when dims is
  * not NULL, the shape dims[0..ndims) fits the one it declares. Otherwise
