@@ -22,6 +22,7 @@
 #include "kernel/kernel.h"
 #include "compute/tflite_node.h"
 #include "compute/tflite_qconv.h"
+#include "graph/graph.h"
 
 typedef enum qconv_kind { KIND_CONV, KIND_DEPTHWISE, KIND_FULLY_CONNECTED } qconv_kind;
 
@@ -327,7 +328,12 @@ static tfpi_code qconv_prepare(tp_op_ctx *ctx, qconv_kind kind)
                         ? tp_tflite_qdepthwise_plan(&s->depthwise, &planned, ctx->inputs[1]->data, bias_known)
                         : tp_tflite_qconv_gemm_plan(&s->gemm, &planned, ctx->inputs[1]->data, bias_known,
                                                     tp_threadpool_cpu(ctx->pool), ctx->graph, ctx->def);
-    return ok ? TFPI_OK : tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory preparing the weights");
+    if (!ok)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory preparing the weights");
+    if (kind == KIND_DEPTHWISE && s->depthwise.fast && s->depthwise.bias_known) /* runs from its own copy */
+        tp_graph_drop_constant_pages(ctx->graph, ctx->inputs[1]->data,
+                                     (size_t)(p->window_h * p->window_w * p->out_c));
+    return TFPI_OK;
 }
 
 typedef struct qconv_job {

@@ -135,8 +135,9 @@ int tfpi_graph_node_control_input(const tfpi_graph *graph, int index, int k);
  * or the op's fixed type: bool for Less, int32 for NonMaxSuppression...);
  * 0 when they do not tell. */
 tfpi_dtype tfpi_graph_output_dtype(const tfpi_graph *graph, const char *tensor_name);
-/* A new tensor holding a copy of the value of the Const node `name`
- * (the caller frees it), or NULL with status set if there is no such Const. */
+/* A new tensor holding a copy of the value of the Const (or ImmutableConst:
+ * a memmapped model's or a .tflite's weights) node `name` (the caller frees
+ * it), or NULL with status set if there is no such node. */
 tfpi_tensor *tfpi_graph_const_value(const tfpi_graph *graph, const char *name, tfpi_status *status);
 
 /* ---- SavedModels and checkpoints --------------------------------------- */

@@ -267,14 +267,21 @@ class Interpreter:
 
     def tensor(self, tensor_index):
         """A function returning the tensor's current array: an input's
-        buffer (write into it to set the input, as with tflite), or an
-        output's value from the last invoke()."""
+        buffer (write into it to set the input, as with tflite), an
+        output's value from the last invoke(), or a constant's (a weight's)
+        value, read-only (read from the model each time: it is not kept
+        beside the packed weights the kernels run from)."""
         index = self._tensor(tensor_index)["index"]
         self._ensure_allocated()
 
         def current():
             with self._lock:
                 self._live()
+                t = self._tensors[index]
+                if index not in self._buffers and t.get("constant") and t["feed"]:
+                    value = self._graph.const_value(t["feed"].split(":")[0])
+                    value.flags.writeable = False
+                    return value
                 if index not in self._buffers:
                     t = self._tensors[index]
                     raise ValueError("tensor %d (%s) has no value %s" % (index, t["name"], "yet: call invoke() first"
@@ -381,7 +388,7 @@ def _tflite_tensors(lite, inputs, outputs):
             "shape": [1 if d < 0 else d for d in t["shape"]], "signature": t["shape_signature"],
             "quantization": (t["scales"][0], t["zero_points"][0]) if per_tensor else (0.0, 0),
             "scales": t["scales"], "zero_points": t["zero_points"],
-            "quantized_dimension": t["quantized_dimension"]})
+            "quantized_dimension": t["quantized_dimension"], "constant": t["constant"]})
     return tensors
 
 

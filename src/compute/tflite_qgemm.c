@@ -9,6 +9,7 @@
 
 #include "compute/tflite_qconv.h"
 #include "graph/derived.h"
+#include "graph/graph.h"
 
 /* ---- the plain C variant: 4 x 4 tiles, any codes ---- */
 
@@ -154,8 +155,12 @@ const void *tp_tfl_qgemm_pack_for_graph(const tp_tfl_qgemm_kernel *k, const tfpi
     const int64_t bytes = tp_tfl_qgemm_packed_bytes(k, depth, n);
     *owned = NULL;
     const void *packed = tp_graph_derived(graph, owner, k->name, depth * 2 + (col_stride == 1), (size_t)bytes, pack, &arg);
-    if (packed)
+    if (packed) {
+        /* The GEMM reads only the panels: weights read from the model
+         * file in place need not stay resident beside them. */
+        tp_graph_drop_constant_pages(graph, b, (size_t)(depth * n));
         return packed;
+    }
     if ((*owned = aligned_alloc(64, (size_t)(bytes + 63) / 64 * 64)))
         pack(&arg, *owned);
     return *owned;

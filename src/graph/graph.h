@@ -44,6 +44,11 @@ struct tfpi_graph {
     /* The named regions of the backing that ImmutableConst nodes read
      * (memmapped models, .tflite buffers), or NULL. */
     const struct tp_memmapped_dir *regions;
+    /* The model file's private read-only mapping that constants are read
+     * from in place (.tflite buffers, memmapped regions, a binary
+     * GraphDef's 8-bit Consts: mapped_constants.h), or NULL. */
+    const uint8_t *file_map;
+    size_t file_map_size;
     tp_derived_cache *derived; /* values kernels derive once for all sessions (derived.h) */
     /* SavedModels, .meta files, graphs with a checkpoint: signature and variables; else NULL. */
     struct tp_model_info *model;
@@ -74,10 +79,15 @@ tfpi_code tp_tie_table_initializers(Tfpi__NodeDef **defs, int n, const char *sou
  * memmapped regions, signature and variables; original must outlive copy. */
 void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original);
 
-/* Parses a binary GraphDef. `mapped`: data is a private read-only file
- * mapping (page-aligned) whose parsed pages may be dropped as it goes. */
-tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped, const char *source,
-                                  tfpi_status *status);
+/* Gives back the resident pages of data[0..size) if they are constants read
+ * from the graph's file mapping (mapped_constants.c): for a kernel that has
+ * derived all it reads of them (packed weights). Anything that reads them
+ * later reads them from the file again. */
+void tp_graph_drop_constant_pages(const tfpi_graph *graph, const void *data, size_t size);
+
+/* Parses a binary GraphDef (graph_memmapped.h's tp_graph_parse_mapped
+ * parses a mapped file's). */
+tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, const char *source, tfpi_status *status);
 
 /* Loads a binary or memmapped GraphDef file (graph_load.c). */
 tfpi_graph *tp_graph_load_path(const char *path, tfpi_status *status);

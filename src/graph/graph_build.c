@@ -90,6 +90,9 @@ void tfpi_graph_free(tfpi_graph *graph)
 {
     if (!graph)
         return;
+    /* First: a backing may own bytes the NodeDefs point to (mapped_constants.c). */
+    if (graph->free_backing && !graph->backing_borrowed)
+        graph->free_backing(graph->backing);
     for (int i = 0; i < graph->num_nodes; i++) {
         free(graph->nodes[i].inputs);
         free(graph->nodes[i].controls);
@@ -98,8 +101,6 @@ void tfpi_graph_free(tfpi_graph *graph)
     free(graph->nodes);
     tp_name_map_free(&graph->names);
     tp_derived_cache_free(graph->derived);
-    if (graph->free_backing && !graph->backing_borrowed)
-        graph->free_backing(graph->backing);
     if (!graph->backing_borrowed)
         tp_model_info_free(graph->model);
     free(graph);
@@ -111,6 +112,8 @@ void tp_graph_borrow_backing(tfpi_graph *copy, const tfpi_graph *original)
     copy->free_backing = original->free_backing;
     copy->model = original->model;
     copy->regions = original->regions;
+    copy->file_map = original->file_map;
+    copy->file_map_size = original->file_map_size;
     copy->backing_borrowed = true;
 }
 

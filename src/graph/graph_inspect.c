@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/graph_memmapped.h"
 #include "graph/node_def.h"
 #include "graph/tensor_proto.h"
 #include "tfpi.h"
@@ -76,6 +77,11 @@ tfpi_tensor *tfpi_graph_const_value(const tfpi_graph *graph, const char *name, t
 {
     int index = tp_graph_find(graph, name, strlen(name));
     const Tfpi__NodeDef *def = index >= 0 ? graph->nodes[index].def : NULL;
+    if (def && strcmp(def->op, "ImmutableConst") == 0) { /* a memmapped or .tflite weight */
+        tfpi_tensor region = {0};
+        return tp_graph_mapped_const(graph, def, &region, status) == TFPI_OK ? tp_tensor_clone(&region, status)
+                                                                              : NULL;
+    }
     const Tfpi__AttrValue *value = def ? tp_attr(def, "value") : NULL;
     if (!def || strcmp(def->op, "Const") != 0 || !value || value->value_case != TFPI__ATTR_VALUE__VALUE_TENSOR) {
         tfpi_status_set(status, TFPI_NOT_FOUND, "'%s' is not a Const node of the graph", name);

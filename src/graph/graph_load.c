@@ -2,7 +2,8 @@
  * a path is one), a memory buffer, or bytes handed over (model_open.c's
  * decrypted buffers).
  * Binary GraphDefs are parsed (the only full copy of the weights is the one
- * the parser makes); memmapped models (TensorFlow's
+ * the parser makes, but for 8-bit constants of a mapped file, which are
+ * read from the file: mapped_constants.h); memmapped models (TensorFlow's
  * convert_graphdef_memmapped_format layout) keep their bytes, mapped from
  * the file when there is one, and use the weights in place. */
 #include <errno.h>
@@ -22,10 +23,11 @@ static void unmap_bytes(uint8_t *data, size_t size) { munmap(data, size); }
 
 /* A binary GraphDef that fails to parse but carries memmapped region names
  * near its end is most likely a memmapped file cut short. */
-static tfpi_graph *parse_binary(const uint8_t *data, size_t size, bool mapped, const char *source,
+static tfpi_graph *parse_binary(const uint8_t *data, size_t size, tp_model_bytes *mapped, const char *source,
                                 tfpi_status *status)
 {
-    tfpi_graph *g = tp_graph_parse_binary(data, size, mapped, source, status);
+    tfpi_graph *g = mapped ? tp_graph_parse_mapped(mapped, source, status)
+                           : tp_graph_parse_binary(data, size, source, status);
     if (!g && tp_memmapped_looks_damaged(data, size))
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT,
                  "%s: a memmapped model whose directory is truncated or damaged (the last 8 bytes "
@@ -38,8 +40,9 @@ tfpi_graph *tp_graph_load_bytes(tp_model_bytes bytes, const char *source, tfpi_s
 {
     if (tp_memmapped_detect(bytes.data, bytes.size))
         return tp_graph_load_memmapped(bytes, source, status);
-    tfpi_graph *g = parse_binary(bytes.data, bytes.size, bytes.release == unmap_bytes, source, status);
-    bytes.release(bytes.data, bytes.size);
+    tfpi_graph *g = parse_binary(bytes.data, bytes.size, bytes.file_mapped ? &bytes : NULL, source, status);
+    if (bytes.release) /* not kept by the graph */
+        bytes.release(bytes.data, bytes.size);
     return g;
 }
 
@@ -65,7 +68,7 @@ tfpi_graph *tp_graph_load_buffer(const void *data, size_t size, tfpi_status *sta
         return NULL;
     }
     if (!tp_memmapped_detect(data, size))
-        return parse_binary(data, size, false, source, status);
+        return parse_binary(data, size, NULL, source, status);
     /* The caller may free its buffer: the regions need a copy that lives
      * as long as the graph. */
     uint8_t *copy = tp_aligned_copy(data, size);
@@ -73,7 +76,7 @@ tfpi_graph *tp_graph_load_buffer(const void *data, size_t size, tfpi_status *sta
         tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", source, size);
         return NULL;
     }
-    return tp_graph_load_memmapped((tp_model_bytes){copy, size, tp_free_model_bytes}, source, status);
+    return tp_graph_load_memmapped((tp_model_bytes){copy, size, tp_free_model_bytes, false}, source, status);
 }
 
 tfpi_code tp_map_model_file(const char *path, tp_model_bytes *out, tfpi_status *status)
@@ -94,7 +97,7 @@ tfpi_code tp_map_model_file(const char *path, tp_model_bytes *out, tfpi_status *
     close(fd);
     if (map == MAP_FAILED)
         return tfpi_status_set(status, TFPI_IO_ERROR, "%s: cannot map: %s", path, strerror(errno));
-    *out = (tp_model_bytes){map, size, unmap_bytes};
+    *out = (tp_model_bytes){map, size, unmap_bytes, true};
     return TFPI_OK;
 }
 

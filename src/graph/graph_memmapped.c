@@ -119,7 +119,7 @@ tfpi_graph *tp_graph_load_memmapped(tp_model_bytes bytes, const char *source, tf
         return NULL;
     }
     const tp_region *graph_def = m->dir.graph_def;
-    tfpi_graph *g = tp_graph_parse_binary(graph_def->data, graph_def->size, false, source, status);
+    tfpi_graph *g = tp_graph_parse_binary(graph_def->data, graph_def->size, source, status);
     if (!g) {
         mapped_model_free(m);
         return NULL;
@@ -127,6 +127,10 @@ tfpi_graph *tp_graph_load_memmapped(tp_model_bytes bytes, const char *source, tf
     g->backing = m;
     g->free_backing = mapped_model_free;
     g->regions = &m->dir;
+    if (bytes.file_mapped) {
+        g->file_map = bytes.data;
+        g->file_map_size = bytes.size;
+    }
     if (tp_graph_check_mapped_consts(g, source, status) != TFPI_OK) {
         tfpi_graph_free(g);
         return NULL;

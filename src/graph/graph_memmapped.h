@@ -14,6 +14,7 @@ typedef struct tp_model_bytes {
     uint8_t *data;
     size_t size;
     void (*release)(uint8_t *data, size_t size);
+    bool file_mapped; /* a private read-only mapping of a file */
 } tp_model_bytes;
 
 /* Maps a whole non-empty regular file, read-only (released by munmap). */
@@ -25,6 +26,12 @@ void tp_free_model_bytes(uint8_t *data, size_t size);
 /* Loads a binary or memmapped GraphDef from bytes handed over (released
  * here, or for a memmapped model when the graph is freed). */
 tfpi_graph *tp_graph_load_bytes(tp_model_bytes bytes, const char *source, tfpi_status *status);
+
+/* Parses the binary GraphDef of a mapped file (bytes->file_mapped),
+ * dropping the pages parsed as it goes; its large 8-bit constants are read
+ * from the file in place (mapped_constants.h), and then the graph keeps the
+ * mapping and bytes->release is set to NULL. */
+tfpi_graph *tp_graph_parse_mapped(tp_model_bytes *bytes, const char *source, tfpi_status *status);
 
 /* Loads a memmapped model (tp_memmapped_detect said yes). Takes ownership
  * of bytes whatever the outcome: the graph keeps them until it is freed. */

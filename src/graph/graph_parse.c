@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "graph/graph.h"
+#include "graph/mapped_constants.h"
 #include "graph/node_build.h"
 #include "graph/wire.h"
 #include "tfpi.h"
@@ -17,6 +18,7 @@ typedef struct parsed {
     int producer;
     const uint8_t *library; /* GraphDef.library, serialized; NULL if absent */
     size_t library_size;
+    tp_mapped_notes *notes; /* a mapped file's 8-bit constants, or NULL */
 } parsed;
 
 /* Handles one top-level field; returns a problem description or NULL. */
@@ -35,7 +37,11 @@ static const char *read_field(const tp_wire_field *f, parsed *p, const char *sou
                      p->nodes.n);
             return "";
         }
-        if (!tp_node_list_push(&p->nodes, def)) {
+        if (p->notes && !tp_mapped_constants_note(p->notes, def, f->bytes, f->length)) {
+            tfpi__node_def__free_unpacked(def, NULL);
+            def = NULL;
+        }
+        if (!def || !tp_node_list_push(&p->nodes, def)) {
             tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
             return "";
         }
@@ -88,14 +94,16 @@ static void drop_parsed_pages(const uint8_t *data, size_t end, size_t *dropped)
     }
 }
 
-static tfpi_graph *parse(const uint8_t *data, size_t size, bool mapped, const Tfpi__OpList *ops, const char *source,
-                         tfpi_status *status)
+/* notes: data is a mapped file (its pages are dropped as they are parsed)
+ * whose 8-bit constants are noted there; else NULL. */
+static tfpi_graph *parse(const uint8_t *data, size_t size, tp_mapped_notes *notes, const Tfpi__OpList *ops,
+                         const char *source, tfpi_status *status)
 {
     if (size == 0) {
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the file is empty", source);
         return NULL;
     }
-    parsed p = {0};
+    parsed p = {.notes = notes};
     tp_wire_reader r = {data, size, 0};
     const char *problem = NULL;
     size_t dropped = 0;
@@ -103,7 +111,7 @@ static tfpi_graph *parse(const uint8_t *data, size_t size, bool mapped, const Tf
         size_t at = r.pos;
         tp_wire_field f;
         problem = tp_wire_next(&r, &f) ? read_field(&f, &p, source, status) : "malformed or truncated protobuf field";
-        if (mapped)
+        if (notes)
             drop_parsed_pages(data, r.pos, &dropped);
         if (problem && *problem)
             tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: not a TensorFlow GraphDef (%s at byte %zu)",
@@ -120,10 +128,19 @@ static tfpi_graph *parse(const uint8_t *data, size_t size, bool mapped, const Tf
     return g;
 }
 
-tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, bool mapped, const char *source,
-                                  tfpi_status *status)
+tfpi_graph *tp_graph_parse_binary(const uint8_t *data, size_t size, const char *source, tfpi_status *status)
 {
-    return parse(data, size, mapped, NULL, source, status);
+    return parse(data, size, NULL, NULL, source, status);
+}
+
+tfpi_graph *tp_graph_parse_mapped(tp_model_bytes *bytes, const char *source, tfpi_status *status)
+{
+    tp_mapped_notes notes = {0};
+    tfpi_graph *g = parse(bytes->data, bytes->size, &notes, NULL, source, status);
+    if (g)
+        tp_mapped_constants_adopt(g, &notes, bytes);
+    free(notes.items);
+    return g;
 }
 
 tfpi_graph *tp_graph_parse_with_ops(const uint8_t *data, size_t size, const uint8_t *op_list, size_t op_list_size,
@@ -145,7 +162,7 @@ tfpi_graph *tp_graph_parse_with_ops(const uint8_t *data, size_t size, const uint
                         source);
         return NULL;
     }
-    tfpi_graph *g = parse(data, size, false, ops, source, status);
+    tfpi_graph *g = parse(data, size, NULL, ops, source, status);
     if (ops)
         tfpi__op_list__free_unpacked(ops, NULL);
     return g;

@@ -60,7 +60,7 @@ tfpi_graph *tfpi_graph_load_buffer(const void *data, size_t size, tfpi_status *s
         tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", source, size);
         return NULL;
     }
-    return tp_tfl_load((tp_model_bytes){copy, size, tp_free_model_bytes}, NULL, source, status);
+    return tp_tfl_load((tp_model_bytes){copy, size, tp_free_model_bytes, false}, NULL, source, status);
 }
 
 tfpi_graph *tfpi_graph_load_buffer_decrypted(const void *data, size_t size, tfpi_decrypt_fn decrypt, void *user,
@@ -86,5 +86,5 @@ tfpi_graph *tfpi_graph_load_buffer_decrypted(const void *data, size_t size, tfpi
         tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "%s: the decrypt callback failed (returned %d)", source, rc);
         return NULL;
     }
-    return load_bytes((tp_model_bytes){plain, size, tp_free_model_bytes}, source, status);
+    return load_bytes((tp_model_bytes){plain, size, tp_free_model_bytes, false}, source, status);
 }

@@ -207,6 +207,10 @@ static tfpi_graph *build(tflite_backing *b, const tp_tfl_signature *sig, const c
     g->backing = b;
     g->free_backing = backing_free;
     g->regions = &b->regions;
+    if (b->bytes.file_mapped) {
+        g->file_map = b->bytes.data;
+        g->file_map_size = b->bytes.size;
+    }
     code = tp_graph_check_mapped_consts(g, source, status);
     if (code == TFPI_OK && sig)
         code = attach_signature(g, b, sig, source, status);

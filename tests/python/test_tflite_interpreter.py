@@ -8,6 +8,7 @@ file's SignatureDefs, tensor() views, model_content, a quantized model's
 uint8 input when its kernels are compiled in, and the Edge TPU model's
 error. Prints "ok"/"FAIL" lines and "N passed, N failed"."""
 import os
+import struct
 import sys
 
 import numpy as np
@@ -95,8 +96,13 @@ def test_signatures_and_resize():
                  lambda: interpreter.resize_tensor_input(index, [3, 785]), ValueError)
     expect_error("an unknown signature key is a ValueError", "not found",
                  lambda: interpreter.get_signature_runner("train"), ValueError)
+    buf = open(DIGIT, "rb").read()
+    model = tflite_file.Table(buf, struct.unpack_from("<I", buf, 0)[0])
+    graph, buffers = model.tables(2)[0], [b.bytes(0) for b in model.tables(4)]
+    intermediate = next(t for t, tensor in enumerate(graph.tables(0)) if not buffers[tensor.scalar(2, "I")] and
+                        t not in graph.vector(1, "i") + graph.vector(2, "i"))
     expect_error("get_tensor of an intermediate tensor says what tfpi keeps", "only the model's inputs and outputs",
-                 lambda: interpreter.get_tensor(3), ValueError)
+                 lambda: interpreter.get_tensor(intermediate), ValueError)
 
 
 def test_quantized_input():
@@ -121,6 +127,40 @@ def test_quantized_input():
           np.argmax(got) == np.argmax(want), "%s %s" % (got, want))
 
 
+def test_constants():
+    """get_tensor on a weight gives the file's values, before and after
+    invoke() (when the convolutions run from packed copies of them, the
+    file's pages given back), and after a resize plans again."""
+    buf = open(FASHION_INT8, "rb").read()
+    model = tflite_file.Table(buf, struct.unpack_from("<I", buf, 0)[0])
+    buffers = [b.bytes(0) for b in model.tables(4)]
+    in_file = {t: buffers[tensor.scalar(2, "I")] for t, tensor in enumerate(model.tables(2)[0].tables(0))}
+    interpreter = Interpreter(model_path=FASHION_INT8)
+    constants = [d for d in interpreter.get_tensor_details() if in_file[d["index"]]]
+    x = np.load(os.path.join(TL, "fashion_cnn_int8_floatio", "input_0.npy"))
+
+    def same_as_file(when):
+        bad = [d["name"] for d in constants
+               if not np.array_equal(interpreter.get_tensor(d["index"]),
+                                     np.frombuffer(in_file[d["index"]], d["dtype"]).reshape(d["shape"]))]
+        check("get_tensor of the %d constants (an int8 filter among them) %s: the file's values"
+              % (len(constants), when), not bad and any(d["dtype"] == np.int8 for d in constants), str(bad))
+
+    same_as_file("before allocate_tensors")
+    interpreter.allocate_tensors()
+    index = interpreter.get_input_details()[0]["index"]
+    interpreter.set_tensor(index, x)
+    interpreter.invoke()
+    same_as_file("after invoke")
+    interpreter.resize_tensor_input(index, [2, 28, 28, 1])
+    interpreter.allocate_tensors()
+    interpreter.set_tensor(index, np.concatenate([x, x]))
+    interpreter.invoke()
+    same_as_file("after a resize and invoke")
+    expect_error("a constant's array is read-only", "read-only",
+                 lambda: interpreter.tensor(constants[0]["index"])().fill(0), ValueError)
+
+
 def test_edge_tpu():
     expect_error("an Edge TPU model is a ValueError naming the Coral Edge TPU and what to use",
                  "Coral Edge TPU.*use the CPU .tflite it was compiled from",
@@ -128,5 +168,6 @@ def test_edge_tpu():
                  ValueError)
 
 
-run_groups(test_float_models, test_details, test_signatures_and_resize, test_quantized_input, test_edge_tpu)
+run_groups(test_float_models, test_details, test_signatures_and_resize, test_constants, test_quantized_input,
+           test_edge_tpu)
 summary()

@@ -102,7 +102,7 @@ static tfpi_code open_graph_def(model_source *s, const char *path, const model_s
     if (!bytes)
         return tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", path);
     tfpi__graph_def__pack(s->graph, bytes);
-    s->loaded = tp_graph_parse_binary(bytes, size, false, path, status);
+    s->loaded = tp_graph_parse_binary(bytes, size, path, status);
     free(bytes);
     if (!s->loaded || tp_graph_attach_checkpoint(s->loaded, path, o->checkpoint, status) != TFPI_OK)
         return status->code;
