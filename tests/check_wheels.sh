@@ -8,8 +8,9 @@
 # (TARGET=ARMV6, linux_armv6l, qemu-arm -cpu arm1176):
 #   - a root of python3, python3-numpy, python3-venv and libtfpi.so's runtime
 #     libraries (libprotobuf-c1, libjpeg62-turbo, libpng16-16, libminizip1,
-#     libext2fs2, zlib1g; trixie's t64 names on its 32-bit ports) with their
-#     Depends, fetched with a private apt state and unpacked with dpkg-deb -x
+#     libext2fs2 with libcom-err2, which it needs but, being in every Debian
+#     system, does not name, zlib1g; trixie's t64 names on its 32-bit ports)
+#     with their Depends, fetched with a private apt state and unpacked with dpkg-deb -x
 #     (no maintainer scripts run: the BLAS/LAPACK alternatives numpy needs are
 #     linked by hand);
 #   - under qemu with that root as its -L prefix: the platform pip computes
@@ -81,7 +82,8 @@ check_arch() {
     result "$name: make wheel TARGET=$target wrote $(basename "$wheel")" "$([ -f "$wheel" ] && echo yes)" "missing"
     # shellcheck disable=SC2046 # one package name per word
     if ! fetch_debian_root "$release" "$arch" "$R" "$state" --no-install-recommends $(in_release "$release" "$arch" \
-        python3 python3-numpy python3-venv libprotobuf-c1 libjpeg62-turbo libpng16-16 libminizip1 libext2fs2 zlib1g); then
+        python3 python3-numpy python3-venv libprotobuf-c1 libjpeg62-turbo libpng16-16 libminizip1 libext2fs2 libcom-err2 \
+        zlib1g); then
         result "$name: packages from the Debian archive" no \
             "$(grep -c '^E: Failed to fetch' "$state/download.log" 2>/dev/null) failed to download, see $state/*.log"
         return

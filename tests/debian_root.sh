@@ -17,6 +17,7 @@ fetch_debian_root() {
     [ ! -f "$R/.unpacked" ] || return 0
     rm -rf "$R" "$state"
     mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/etc"
+    : >"$state/status"
     echo "deb ${MIRROR:-http://deb.debian.org/debian} $release main" >"$state/etc/sources.list"
     debian_apt "$arch" "$state" update >"$state/update.log" 2>&1 &&
         debian_apt "$arch" "$state" install -y --download-only "$@" >"$state/download.log" 2>&1 || return 1
@@ -34,12 +35,13 @@ fetch_debian_root() {
 }
 
 # debian_apt ARCH STATE APT_GET_ARGUMENT...: apt-get on STATE's private
-# lists and cache, with an empty dpkg status.
+# lists and cache, with an empty dpkg status there (its lock too: several
+# roots can be fetched at once).
 debian_apt() {
     local arch=$1 state=$2
     shift 2
     apt-get -q -oAPT::Architecture="$arch" -oAPT::Architectures="$arch" \
-        -oDir::State::Lists="$state/lists" -oDir::Cache="$state/cache" -oDir::State::status=/dev/null \
+        -oDir::State::Lists="$state/lists" -oDir::Cache="$state/cache" -oDir::State::status="$state/status" \
         -oDir::Etc::SourceList="$state/etc/sources.list" -oDir::Etc::SourceParts=/dev/null \
         -oAPT::Sandbox::User=root "$@"
 }
