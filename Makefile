@@ -347,10 +347,15 @@ strip: all
 	@ls -l $(TOOL_BINS) $(BIN)/camera | awk '{ print "  STRIPPED " $$5 " " $$NF }'
 
 # The Python module as a wheel carrying this target's libtfpi.so
-# (packaging/make_wheel.py), in gen/<target>/wheel/.
-WHEEL_PLATFORM := $(if $(filter armhf,$(DEBIAN_ARCH)),linux_armv7l,$(if $(filter arm64,$(DEBIAN_ARCH)),linux_aarch64,$(if $(CROSS_PREFIX),,linux_$(shell uname -m))))
+# (packaging/make_wheel.py), in gen/<target>/wheel/. The platform tag is the
+# one pip computes on the target's Debian port: armhf linux_armv7l, arm64
+# linux_aarch64, armel on a Pi Zero/1 (ARM1176) linux_armv6l.
+WHEEL_PLATFORM_armhf := linux_armv7l
+WHEEL_PLATFORM_arm64 := linux_aarch64
+WHEEL_PLATFORM_armel := linux_armv6l
+WHEEL_PLATFORM := $(or $(WHEEL_PLATFORM_$(DEBIAN_ARCH)),$(if $(CROSS_PREFIX),,linux_$(shell uname -m)))
 wheel: $(LIBTFPI_SO)
-	$(if $(WHEEL_PLATFORM),,$(error make wheel: no Python wheel platform for TARGET=$(TARGET) (armel); use PI, PI64, AARCH64 or LINUX))
+	$(if $(WHEEL_PLATFORM),,$(error make wheel: no Python wheel platform for TARGET=$(TARGET); use PI, PI64, AARCH64, ARMV6 or LINUX))
 	$(Q)/usr/bin/python3 packaging/make_wheel.py --version $(VERSION) --soname $(SONAME) --library $(LIBTFPI_SO) \
 	    --platform $(WHEEL_PLATFORM) --out $(BUILD)/wheel
 

@@ -137,7 +137,7 @@ package "$LIBPKG" "$DEBIAN_ARCH" libs \
     "tfpi runs TensorFlow 1.x frozen graphs (GraphDef .pb files, also memory-mapped and encrypted ones) on Raspberry Pi and other Linux boards from a small C library. This package holds the shared library." \
     "$L/libtfpi.so.$VERSION" "$L/$SONAME"
 package libtfpi-dev "$DEBIAN_ARCH" libdevel \
-    "$LIBPKG (= $VERSION), libprotobuf-c-dev, libpng-dev, libjpeg-dev, zlib1g-dev" same \
+    "$LIBPKG (= $VERSION), libprotobuf-c-dev, libpng-dev, libjpeg-dev, libminizip-dev, zlib1g-dev, libext2fs-dev" same \
     "run TensorFlow 1.x frozen graphs - development files" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds the header tfpi.h, the static library and tfpi.pc: cc app.c \$(pkg-config --cflags --libs tfpi)." \
     "$L/libtfpi.a" "$L/libtfpi.so" "$L/pkgconfig/tfpi.pc" usr/include/tfpi.h

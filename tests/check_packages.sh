@@ -1,29 +1,53 @@
 #!/usr/bin/env bash
-# check_packages.sh - the .deb packages on clean Debian bookworm roots (not in
-# `make test`: minutes of downloads; needs root, debootstrap and the Debian
-# archive):
+# check_packages.sh - the .deb packages on clean Debian roots, bookworm
+# (Python 3.11) and trixie (Python 3.13) (not in `make test`: minutes of
+# downloads; needs root, debootstrap and the Debian archive):
 #   amd64  debootstrap a minimal root, apt-get the packages' Depends, dpkg -i
 #          the four packages, then inside it (chroot): label_image with no
 #          flags runs the installed default model, a C program built with only
 #          `pkg-config --cflags --libs tfpi` links dynamically and statically
 #          and runs, and python3 (import tfpi, pi_examples/python/label_image.py)
 #          gives label_image's exact output.
-#   armhf, arm64  (no binfmt_misc here, so no foreign chroot): the target's
-#          Depends (from the Debian archive) unpacked into a root with dpkg -x,
-#          the four packages installed into it with dpkg --root; then, under
-#          qemu-user with that root as its -L prefix, the installed
-#          label_image and camera run, and the C program (cross-compiled with
-#          --sysroot=root and PKG_CONFIG_SYSROOT_DIR=root) runs linked dynamically
-#          and statically; detect runs on the shared SSD test graph everywhere.
+#   armhf, arm64, armel (TARGET=PI, AARCH64, ARMV6; no binfmt_misc here, so
+#          no foreign chroot): the packages' Depends must be installable from
+#          the release as written; they (with trixie's t64 names where
+#          trixie renamed them) are unpacked from the Debian archive into a
+#          root with dpkg -x, the four packages installed into it with dpkg
+#          --root; then, under qemu-user with that root as its -L prefix
+#          (armel: -cpu arm1176, a Pi Zero/1), the installed label_image and
+#          camera run, and the C program (cross-compiled with --sysroot=root
+#          and PKG_CONFIG_SYSROOT_DIR=root) runs linked dynamically and
+#          statically; detect runs on the shared SSD test graph everywhere.
+#   Every root also runs two .tflite models of ../shared/testdata/tflite
+#   (a quantized and a float one) through the installed python3-tfpi with
+#   tests/cli/data/tflite_run.py (tfpi's tflite_runtime Interpreter) and the
+#   quantized one through the installed label_image --graph=...tflite: the
+#   host build's output (quantized: equal; float: within 1e-5).
 # Every result is a line "ok"/"FAIL"; the exit status is the number of FAILs.
 #
-#   sudo tests/check_packages.sh [ROOTS_DIR]    (default: a new temporary folder;
-#                                                a folder from an earlier run is reused)
-# Builds the packages first: make deb for LINUX, PI and AARCH64.
+#   sudo tests/check_packages.sh [-k] [-r RELEASE]... [-a ARCH]... [ROOTS_DIR]
+#     RELEASE: bookworm, trixie (default both); ARCH: amd64, armhf, arm64,
+#     armel (default all); ROOTS_DIR: default a new temporary folder, a folder
+#     from an earlier run is reused (roots RELEASE-ARCH in it)
+# Builds the packages first: make deb for LINUX, PI, AARCH64 and ARMV6
+# (-k: keeps those already in gen/*/deb, as another run is using them).
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.." || exit 1
+REPO=$(pwd)
 . tests/debian_root.sh
+RELEASES="" ARCHES="" BUILD=yes
+while getopts r:a:k flag; do
+    case $flag in
+    r) RELEASES="$RELEASES $OPTARG" ;;
+    a) ARCHES="$ARCHES $OPTARG" ;;
+    k) BUILD=no ;;
+    *) echo "usage: $0 [-k] [-r RELEASE]... [-a ARCH]... [ROOTS_DIR]" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+RELEASES=${RELEASES:-bookworm trixie} ARCHES=${ARCHES:-amd64 armhf arm64 armel}
 ROOTS=${1:-$(mktemp -d /tmp/tfpi-roots.XXXXXX)}
+mkdir -p "$ROOTS"
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 export DEBIAN_FRONTEND=noninteractive
 failures=0
@@ -34,8 +58,8 @@ result() { # result NAME OK? DETAIL
 command -v debootstrap >/dev/null || apt-get install -y -q debootstrap >/dev/null
 
 VERSION=$(sed -n 's/^VERSION := //p' Makefile)
-for t in LINUX PI AARCH64; do
-    make -s -j2 deb TARGET=$t >/dev/null || { echo "error: make deb TARGET=$t failed" >&2; exit 1; }
+for t in LINUX PI AARCH64 ARMV6; do
+    [ "$BUILD" = no ] || make -s -j2 deb TARGET=$t >/dev/null || { echo "error: make deb TARGET=$t failed" >&2; exit 1; }
 done
 want=$(gen/linux/bin/label_image)   # what every root must print
 # detect has no default model: every root runs it on the shared SSD test graph.
@@ -44,6 +68,9 @@ detect_args="--graph=$SSD/frozen_inference_graph.pb --labels=$SSD/labels.txt --t
 # shellcheck disable=SC2086 # one flag per word
 want_detect=$(gen/linux/bin/detect $detect_args --image=downloads/images/grace_hopper.jpg)
 want_top=$(echo "$want" | head -n 1 | sed -E 's/.*\(([0-9]+)\): ([0-9.]+)$/\1 \2/')
+MASK=mask_mnv2_int8/mask_detector_quant.tflite   # label_image --graph= a quantized .tflite
+want_mask=$(gen/linux/bin/label_image --graph="$TFLITE_DIR/$MASK" --image=downloads/images/grace_hopper.jpg 2>/dev/null)
+tflite_run_host
 echo "roots in $ROOTS; label_image on this machine: $(echo "$want" | head -n 1)"
 
 # same_top OUTPUT: OUTPUT's first "(index): score" has want's index and a
@@ -69,99 +96,159 @@ depends_of() {
         sed -E 's/\(.*\)//; s/:[a-z0-9]+//; s/ //g' | grep -v -E '^$|^(libtfpi|python3-tfpi|tfpi-)' | sort -u
 }
 
+# tflite_in_root NAME PYTHON LABEL_IMAGE: the .tflite checks of a root, where
+# PYTHON and LABEL_IMAGE (commands, words split) run its python3 and
+# label_image, and TFLITE_IN (its view of ../shared/testdata/tflite) and
+# RUN_PY (tests/cli/data/tflite_run.py) are set.
+# shellcheck disable=SC2153 # TFLITE_IN and RUN_PY: set by the callers
+tflite_in_root() {
+    local name=$1 python=$2 label_image=$3 m out start
+    for m in $TFLITE_MODELS; do
+        start=$(date +%s.%N)
+        # shellcheck disable=SC2086 # a command with arguments
+        out=$(cd / && $python "$RUN_PY" "$TFLITE_IN/$m" "$TFLITE_IN/$(dirname "$m")/input_0.npy" 2>&1)
+        result "$name: python3-tfpi's Interpreter (tflite_runtime's API) on $(basename "$m"): the host's output ($(
+            echo "$out" | head -n 1), $(echo "$start $(date +%s.%N)" | awk '{ printf "%.1f s", $2 - $1 }'))" \
+            "$(same_tflite_output "$m" "$out")" "$out"
+    done
+    # shellcheck disable=SC2086 # a command with arguments
+    out=$(cd / && $label_image --graph="$TFLITE_IN/$MASK" --image=/usr/share/tfpi/images/grace_hopper.jpg 2>/dev/null)
+    result "$name: label_image --graph=$(basename "$MASK") prints the host's labels and scores" \
+        "$([ -n "$want_mask" ] && [ "$out" = "$want_mask" ] && echo yes)" "$out"
+}
+
 # ---- amd64: a real chroot --------------------------------------------------
-R=$ROOTS/amd64
-if [ ! -f "$R/.debootstrapped" ]; then
-    rm -rf "$R"
-    debootstrap --variant=minbase bookworm "$R" "$MIRROR" >"$ROOTS/amd64.log" 2>&1 ||
-        { echo "error: debootstrap failed, see $ROOTS/amd64.log" >&2; exit 1; }
-    touch "$R/.debootstrapped"
-fi
-mkdir -p "$R/tmp/tfpi"
-cp gen/linux/deb/*_"$VERSION"_amd64.deb tests/cli/data/tfpi_app.c pi_examples/python/label_image.py "$R/tmp/tfpi/"
-cp /etc/resolv.conf "$R/etc/resolv.conf"
-mount -t proc proc "$R/proc"
-trap 'umount "$R/proc" 2>/dev/null' EXIT
-in_root() { chroot "$R" /bin/sh -c "cd /tmp/tfpi && $1" 2>&1; }
+# check_amd64 RELEASE
+check_amd64() {
+    local release=$1 R=$ROOTS/$1-amd64 name="$1 amd64" out ok deps
+    if [ ! -f "$R/.debootstrapped" ]; then
+        rm -rf "$R"
+        if ! debootstrap --variant=minbase "$release" "$R" "$MIRROR" >"$ROOTS/$release-amd64.log" 2>&1; then
+            result "$name: debootstrap" no "see $ROOTS/$release-amd64.log"
+            return
+        fi
+        touch "$R/.debootstrapped"
+    fi
+    rm -rf "$R/tmp/tfpi"
+    mkdir -p "$R/tmp/tfpi/tflite"
+    cp gen/linux/deb/*_"$VERSION"_amd64.deb tests/cli/data/tfpi_app.c pi_examples/python/label_image.py \
+        tests/cli/data/tflite_run.py "$R/tmp/tfpi/"
+    local m
+    for m in $TFLITE_MODELS; do
+        mkdir -p "$R/tmp/tfpi/tflite/$(dirname "$m")"
+        cp "$TFLITE_DIR/$m" "$TFLITE_DIR/$(dirname "$m")/input_0.npy" "$R/tmp/tfpi/tflite/$(dirname "$m")/"
+    done
+    cp /etc/resolv.conf "$R/etc/resolv.conf"
+    mount -t proc proc "$R/proc"
+    trap 'umount "$R/proc" 2>/dev/null' EXIT
+    in_root() { chroot "$R" /bin/sh -c "cd /tmp/tfpi && $1" 2>&1; }
 
-# shellcheck disable=SC2046 # one package name per word
-deps="$(depends_of gen/linux/deb/*_"$VERSION"_amd64.deb | tr '\n' ' ')gcc libc6-dev pkg-config"
-ok=yes
-out=$(in_root "apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $deps >/dev/null && dpkg -i *.deb") || ok=no
-result "amd64: dpkg -i of the four packages (after apt-get install of their Depends: $deps)" "$ok" "$out"
-out=$(in_root "dpkg-query -W -f '\${Package} \${Status}\n' tfpi-tools libtfpi1 libtfpi-dev python3-tfpi")
-result "amd64: all four installed" "$([ "$(echo "$out" | grep -c 'install ok installed')" -eq 4 ] && echo yes)" "$out"
-out=$(in_root "cd / && label_image")
-result "amd64: label_image with no flags runs /usr/share/tfpi's model" "$([ "$out" = "$want" ] && echo yes)" "$out"
-# shellcheck disable=SC2016 # expanded by the shell inside the root
-out=$(in_root 'gcc tfpi_app.c $(pkg-config --cflags --libs tfpi) -o app && ./app /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
-result "amd64: C program, pkg-config --cflags --libs tfpi (dynamic)" \
-    "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
-# shellcheck disable=SC2016 # expanded by the shell inside the root
-out=$(in_root 'gcc -static tfpi_app.c $(pkg-config --static --cflags --libs tfpi) -o app_static && ./app_static /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
-result "amd64: C program, pkg-config --static --cflags --libs tfpi, gcc -static" \
-    "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
-cp -r "$SSD" "$R/tmp/tfpi/ssd"
-out=$(in_root "detect ${detect_args//"$SSD"//tmp/tfpi/ssd} --image=/usr/share/tfpi/images/grace_hopper.jpg")
-result "amd64: detect finds what it finds on this machine" \
-    "$([ -n "$want_detect" ] && [ "$out" = "$want_detect" ] && echo yes)" "$out"
-out=$(in_root "python3 -c 'import tfpi; print(tfpi.version())' && cd / && python3 /tmp/tfpi/label_image.py")
-result "amd64: python3 -c 'import tfpi'; label_image.py prints label_image's output" \
-    "$([ "$out" = "$VERSION
-$want" ] && echo yes)" "$out"
-out=$(in_root "dpkg -r python3-tfpi tfpi-tools libtfpi-dev libtfpi1 >/dev/null 2>&1 || echo 'dpkg -r failed'
-    ls -d /usr/lib/python3/dist-packages/tfpi /usr/share/tfpi /usr/include/tfpi.h /usr/lib/x86_64-linux-gnu/libtfpi* 2>/dev/null; true")
-result "amd64: dpkg -r of the four packages (after python ran) leaves none of their files" \
-    "$([ -z "$out" ] && echo yes)" "$out"
-umount "$R/proc"
-trap - EXIT
+    deps="$(depends_of gen/linux/deb/*_"$VERSION"_amd64.deb | tr '\n' ' ')gcc libc6-dev pkg-config"
+    ok=yes
+    out=$(in_root "apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $deps >/dev/null && dpkg -i *.deb") || ok=no
+    result "$name: dpkg -i of the four packages (after apt-get install of their Depends: $deps)" "$ok" "$out"
+    out=$(in_root "dpkg-query -W -f '\${Package} \${Status}\n' tfpi-tools libtfpi1 libtfpi-dev python3-tfpi")
+    result "$name: all four installed" "$([ "$(echo "$out" | grep -c 'install ok installed')" -eq 4 ] && echo yes)" "$out"
+    out=$(in_root "cd / && label_image")
+    result "$name: label_image with no flags runs /usr/share/tfpi's model" "$([ "$out" = "$want" ] && echo yes)" "$out"
+    # shellcheck disable=SC2016 # expanded by the shell inside the root
+    out=$(in_root 'gcc tfpi_app.c $(pkg-config --cflags --libs tfpi) -o app && ./app /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
+    result "$name: C program, pkg-config --cflags --libs tfpi (dynamic)" \
+        "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
+    # shellcheck disable=SC2016 # expanded by the shell inside the root
+    out=$(in_root 'gcc -static tfpi_app.c $(pkg-config --static --cflags --libs tfpi) -o app_static && ./app_static /usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb /usr/share/tfpi/images/grace_hopper.jpg')
+    result "$name: C program, pkg-config --static --cflags --libs tfpi, gcc -static" \
+        "$([ "$out" = "$VERSION $want_top" ] && echo yes)" "$out"
+    rm -rf "$R/tmp/tfpi/ssd"
+    cp -r "$SSD" "$R/tmp/tfpi/ssd"
+    out=$(in_root "detect ${detect_args//"$SSD"//tmp/tfpi/ssd} --image=/usr/share/tfpi/images/grace_hopper.jpg")
+    result "$name: detect finds what it finds on this machine" \
+        "$([ -n "$want_detect" ] && [ "$out" = "$want_detect" ] && echo yes)" "$out"
+    out=$(in_root "python3 -c 'import sys, tfpi; print(tfpi.version(), *sys.version_info[:2])' && cd / && python3 /tmp/tfpi/label_image.py")
+    result "$name: python3 -c 'import tfpi' ($(echo "$out" | head -n 1)); label_image.py prints label_image's output" \
+        "$([ "$(echo "$out" | sed 1d)" = "$want" ] && echo yes)" "$out"
+    TFLITE_IN=/tmp/tfpi/tflite RUN_PY=/tmp/tfpi/tflite_run.py tflite_in_root "$name" "chroot $R python3" "chroot $R label_image"
+    out=$(in_root "dpkg -r python3-tfpi tfpi-tools libtfpi-dev libtfpi1 >/dev/null 2>&1 || echo 'dpkg -r failed'
+        ls -d /usr/lib/python3/dist-packages/tfpi /usr/share/tfpi /usr/include/tfpi.h /usr/lib/x86_64-linux-gnu/libtfpi* 2>/dev/null; true")
+    result "$name: dpkg -r of the four packages (after python ran) leaves none of their files" \
+        "$([ -z "$out" ] && echo yes)" "$out"
+    umount "$R/proc"
+    trap - EXIT
+}
 
-# ---- armhf, arm64: dpkg --root + qemu-user ------------------------------------
-# check_foreign ARCH MULTIARCH GEN QEMU
+# ---- armhf, arm64, armel: dpkg --root + qemu-user --------------------------------
+# check_foreign RELEASE ARCH
 check_foreign() {
-    local arch=$1 ma=$2 gen=$3 qemu=$4 R=$ROOTS/$1 debs out state
+    local release=$1 arch=$2 ma gen qemu debs out state R=$ROOTS/$1-$2 name="$1 $2"
+    case $arch in
+    armhf) ma=arm-linux-gnueabihf gen=pi qemu=qemu-arm ;;
+    arm64) ma=aarch64-linux-gnu gen=aarch64 qemu=qemu-aarch64 ;;
+    armel) ma=arm-linux-gnueabi gen=armv6 qemu="qemu-arm -cpu arm1176" ;;
+    esac
     debs=(gen/"$gen"/deb/*_"$VERSION"_"$arch".deb)
-    state=$ROOTS/apt-$arch
-    # The Depends, and the -dev packages libtfpi-dev names (the cross
-    # compiler brings its own C library headers).
+    state=$ROOTS/apt-$release-$arch
+    # The Depends (python3 and numpy for python3-tfpi), the -dev packages
+    # libtfpi-dev names (the cross compiler brings its own C library headers)
+    # and libcom-err2 (in every Debian system: libext2fs2 needs it unnamed).
     local wanted
-    wanted=$(depends_of "${debs[@]}" | grep -v -E '^(python3|python3-numpy|libjpeg-dev)$' | tr '\n' ' ')
-    # shellcheck disable=SC2086 # one package name per word
-    if ! fetch_debian_root "$arch" "$R" "$state" $wanted libjpeg62-turbo-dev; then
-        result "$arch: target packages from the Debian archive" no "see $state/*.log"
+    wanted=$(depends_of "${debs[@]}" | grep -v -E '^libjpeg-dev$' | tr '\n' ' ')
+    # shellcheck disable=SC2046,SC2086 # one package name per word
+    if ! fetch_debian_root "$release" "$arch" "$R" "$state" --no-install-recommends \
+        $(in_release "$release" "$arch" $wanted libjpeg62-turbo-dev libcom-err2); then
+        result "$name: target packages from the Debian archive" no \
+            "$(grep -c '^E: Failed to fetch' "$state/download.log" 2>/dev/null) failed to download, see $state/*.log"
         return
     fi
+    echo "     $name: root of $(($(cat "$state/bytes") / 1000000)) MB of packages in $R"
+    # shellcheck disable=SC2086 # one package name per word
+    out=$(debian_apt "$arch" "$state" -s install $wanted 2>&1 | grep -E '^E:|has no installation candidate|is not available')
+    result "$name: the packages' Depends ($wanted) are installable from $release as written" \
+        "$([ -z "$out" ] && echo yes)" "$out"
     mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
     touch "$R/var/lib/dpkg/status"
     dpkg --root="$R" --add-architecture "$arch"
     ok=yes
     out=$(dpkg --root="$R" --force-depends --force-script-chrootless -i "${debs[@]}" 2>&1) || ok=no
-    result "$arch: dpkg --root -i of the four packages" "$ok" "$out"
-    out=$(cd / && $qemu -L "$R" "$R/usr/bin/label_image" 2>&1)
-    result "$arch: label_image (qemu) runs the installed default model" "$(same_top "$out")" "$out"
-    out=$(cd / && $qemu -L "$R" "$R/usr/bin/camera" --frames_from="$R/usr/share/tfpi/images/grace_hopper.jpg" \
+    result "$name: dpkg --root -i of the four packages" "$ok" "$out"
+    # shellcheck disable=SC2086 # QEMU is a command with arguments
+    in_qemu() { $qemu -L "$R" "$@"; }
+    out=$(cd / && in_qemu "$R/usr/bin/label_image" 2>&1)
+    result "$name: label_image (qemu) runs the installed default model" "$(same_top "$out")" "$out"
+    out=$(cd / && in_qemu "$R/usr/bin/camera" --frames_from="$R/usr/share/tfpi/images/grace_hopper.jpg" \
         --print_threshold=30 2>/dev/null)
-    result "$arch: camera (qemu) announces the installed image's top label" \
-        "$([ "$out" = "$(echo "$want" | head -n 1 | sed 's/ ([0-9]*):.*//')" ] && echo yes)" "$out"
+    result "$name: camera (qemu) announces the installed image's top label (its first name)" \
+        "$([ "$out" = "$(echo "$want" | head -n 1 | sed 's/ ([0-9]*):.*//; s/,.*//')" ] && echo yes)" "$out"
     # shellcheck disable=SC2086 # one flag per word
-    out=$($qemu -L "$R" "$R/usr/bin/detect" $detect_args --image="$R/usr/share/tfpi/images/grace_hopper.jpg" 2>&1)
-    result "$arch: detect (qemu) finds the same objects" "$(same_detections "$out")" "$out"
+    out=$(in_qemu "$R/usr/bin/detect" $detect_args --image="$R/usr/share/tfpi/images/grace_hopper.jpg" 2>&1)
+    result "$name: detect (qemu) finds the same objects" "$(same_detections "$out")" "$out"
     local cc=$ma-gcc model=$R/usr/share/tfpi/models/mobilenet_v1_0.25_224/frozen_graph.pb
     local image=$R/usr/share/tfpi/images/grace_hopper.jpg
     export PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$R/usr/lib/$ma/pkgconfig:$R/usr/share/pkgconfig
     # shellcheck disable=SC2046
     out=$($cc --sysroot="$R" tests/cli/data/tfpi_app.c $(pkg-config --cflags --libs tfpi) \
-        -o "$ROOTS/app-$arch" 2>&1 && $qemu -L "$R" "$ROOTS/app-$arch" "$model" "$image" 2>&1)
-    result "$arch: C program, pkg-config --libs tfpi (dynamic, the root's libc and libs)" \
+        -o "$ROOTS/app-$release-$arch" 2>&1 && in_qemu "$ROOTS/app-$release-$arch" "$model" "$image" 2>&1)
+    result "$name: C program, pkg-config --libs tfpi (dynamic, the root's libc and libs)" \
         "$(same_top "$out")" "$out"
     # shellcheck disable=SC2046
     out=$($cc --sysroot="$R" -static tests/cli/data/tfpi_app.c $(pkg-config --static --cflags --libs tfpi) \
-        -o "$ROOTS/app-static-$arch" 2>&1 && $qemu "$ROOTS/app-static-$arch" "$model" "$image" 2>&1)
-    result "$arch: C program, pkg-config --static --libs tfpi" "$(same_top "$out")" "$out"
+        -o "$ROOTS/app-static-$release-$arch" 2>&1 && in_qemu "$ROOTS/app-static-$release-$arch" "$model" "$image" 2>&1)
+    result "$name: C program, pkg-config --static --libs tfpi" "$(same_top "$out")" "$out"
     unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+    out=$(cd / && in_qemu "$R/usr/bin/python3" -c 'import sys, tfpi; print(tfpi.version(), *sys.version_info[:2])' 2>&1)
+    result "$name: python3 -c 'import tfpi' (qemu; $out)" "$(echo "$out" | grep -qx "$VERSION 3 1[13]" && echo yes)" "$out"
+    TFLITE_IN=$TFLITE_DIR RUN_PY=$REPO/tests/cli/data/tflite_run.py \
+        tflite_in_root "$name" "in_qemu $R/usr/bin/python3" "in_qemu $R/usr/bin/label_image"
 }
-check_foreign armhf arm-linux-gnueabihf pi qemu-arm
-check_foreign arm64 aarch64-linux-gnu aarch64 qemu-aarch64
+
+for release in $RELEASES; do
+    for arch in $ARCHES; do
+        case $arch in
+        amd64) check_amd64 "$release" ;;
+        armhf | arm64 | armel) check_foreign "$release" "$arch" ;;
+        *) result "$arch: a known Debian port" no "expected amd64, armhf, arm64 or armel" ;;
+        esac
+    done
+done
 
 echo "$failures failed"
 exit "$failures"

@@ -10,6 +10,7 @@ loader's own search.
 import ctypes
 import glob
 import os
+import sys
 
 from .errors import error_for
 
@@ -84,12 +85,36 @@ def _candidates():
         return _build_tree_libraries() + ["libtfpi.so"]
 
 
+def _arm_float_abi(path):
+    """"hard" or "soft": the float calling convention of a 32-bit ARM ELF file
+    (EF_ARM_ABI_FLOAT_HARD/SOFT in its e_flags); None for anything else."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(40)
+    except OSError:
+        return None
+    if len(head) < 40 or head[:6] != b"\x7fELF\x01\x01" or int.from_bytes(head[18:20], "little") != 40:
+        return None
+    flags = int.from_bytes(head[36:40], "little")
+    return "hard" if flags & 0x400 else "soft" if flags & 0x200 else None
+
+
 def _load():
     errors = []
     for path in _candidates():
         try:
             return ctypes.CDLL(path)
         except OSError as e:
+            # The dynamic loader says "No such file" for a library of the other
+            # ARM float ABI: a Debian armel (TARGET=ARMV6) build under Raspberry
+            # Pi OS's hard-float Python, whose pip accepts the armv6l wheel.
+            abi, python_abi = _arm_float_abi(path), _arm_float_abi(os.path.realpath(sys.executable))
+            if abi and python_abi and abi != python_abi:
+                raise ImportError("tfpi: %s is built for the %s-float ARM ABI (Debian %s) and this Python for %s-float "
+                                  "(%s): they cannot be loaded together; use a build for this system's ABI (on "
+                                  "Raspberry Pi OS on a Pi Zero/1: the static ARMV6 programs)"
+                                  % (path, abi, "armel" if abi == "soft" else "armhf", python_abi,
+                                     "armel" if python_abi == "soft" else "armhf, as Raspberry Pi OS")) from e
             errors.append(str(e))
     raise ImportError("tfpi: cannot load libtfpi.so (" + "; ".join(errors) +
                       "); set TFPI_LIBRARY to its path, or install what it needs: sudo apt install " +
