@@ -5,7 +5,7 @@
  * CTC post-processing use it). */
 #include <string.h>
 
-#include "kernel/kernel.h"
+#include "kernel/array_kernel_util.h"
 
 static tfpi_code gather_nd_prepare(tp_op_ctx *ctx)
 {
@@ -40,14 +40,10 @@ static tfpi_code gather_nd_run(tp_op_ctx *ctx)
     for (int d = k; d < params->ndims; d++)
         slice *= (size_t)params->dims[d];
     for (int64_t i = 0; i < count; i++) {
-        int64_t offset = 0;
-        for (int d = 0; d < k; d++) {
-            int64_t v = tp_get_int(idx, i * k + d);
-            if (v < 0 || v >= params->dims[d])
-                return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices[%lld] = %lld does not index into dimension %d of "
-                               "size %lld", (long long)i, (long long)v, d, (long long)params->dims[d]);
-            offset = offset * params->dims[d] + v;
-        }
+        int64_t offset;
+        tfpi_code code = tp_index_tuple_offset(ctx, idx, i, k, params->dims, &offset);
+        if (code != TFPI_OK)
+            return code;
         memcpy((char *)ctx->outputs[0].data + (size_t)i * slice, (const char *)params->data + (size_t)offset * slice,
                slice);
     }

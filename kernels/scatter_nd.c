@@ -51,14 +51,10 @@ static tfpi_code scatter_nd_run(tp_op_ctx *ctx)
         slice *= out->dims[d];
     memset(out->data, 0, tp_byte_size(out));
     for (int64_t i = 0; i < count; i++) {
-        int64_t offset = 0;
-        for (int d = 0; d < k; d++) {
-            int64_t v = tp_get_int(idx, i * k + d);
-            if (v < 0 || v >= out->dims[d])
-                return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices[%lld] = %lld does not index into dimension %d of "
-                               "size %lld", (long long)i, (long long)v, d, (long long)out->dims[d]);
-            offset = offset * out->dims[d] + v;
-        }
+        int64_t offset;
+        tfpi_code code = tp_index_tuple_offset(ctx, idx, i, k, out->dims, &offset);
+        if (code != TFPI_OK)
+            return code;
         offset *= slice;
         for (int64_t j = 0; j < slice; j++) {
             const int64_t from = i * slice + j;

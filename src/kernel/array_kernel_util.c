@@ -42,6 +42,20 @@ tfpi_code tp_read_index_scalar(tp_op_ctx *ctx, int input, const char *what, int6
     return code;
 }
 
+tfpi_code tp_index_tuple_offset(tp_op_ctx *ctx, const tfpi_tensor *indices, int64_t i, int k, const int64_t *dims,
+                                int64_t *offset)
+{
+    *offset = 0;
+    for (int d = 0; d < k; d++) {
+        int64_t v = tp_get_int(indices, i * k + d);
+        if (v < 0 || v >= dims[d])
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "indices[%lld] = %lld does not index into dimension %d of "
+                           "size %lld", (long long)i, (long long)v, d, (long long)dims[d]);
+        *offset = *offset * dims[d] + v;
+    }
+    return TFPI_OK;
+}
+
 tfpi_code tp_expect_outputs_at_most(tp_op_ctx *ctx, int produced)
 {
     if (ctx->num_outputs > produced)

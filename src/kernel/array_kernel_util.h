@@ -20,6 +20,13 @@ tfpi_code tp_read_index_values(tp_op_ctx *ctx, int input, const char *what, int6
 /* The same for an input that must hold exactly one value. */
 tfpi_code tp_read_index_scalar(tp_op_ctx *ctx, int input, const char *what, int64_t *value);
 
+/* The flat position, counted in slices, of index tuple i of `indices`
+ * ([..., k], int32 or int64) in a tensor whose first k dims are dims
+ * (GatherNd, ScatterNd); an error naming the index when one lies outside
+ * its dimension. */
+tfpi_code tp_index_tuple_offset(tp_op_ctx *ctx, const tfpi_tensor *indices, int64_t i, int k, const int64_t *dims,
+                                int64_t *offset);
+
 /* Fails unless the graph uses at most `produced` outputs of the node. */
 tfpi_code tp_expect_outputs_at_most(tp_op_ctx *ctx, int produced);
 
