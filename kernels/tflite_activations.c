@@ -1,8 +1,8 @@
 /* tflite_activations.c - TensorFlow Lite's RELU, RELU6, RELU_N1_TO_1,
- * LEAKY_RELU and HARD_SWISH on uint8 and int8 tensors (with the rules of
- * tflite-micro: activations_common.cc, leaky_relu.h, hard_swish.h and
- * their Prepare code) and on float32 (TensorFlow has no op for the last
- * three; the reader may keep the first two under their TFLite names too):
+ * LEAKY_RELU, HARD_SWISH and GELU on uint8 and int8 tensors (with the rules
+ * of tflite-micro: activations_common.cc, leaky_relu.h, hard_swish.h, gelu
+ * and their Prepare code) and on float32 (TensorFlow has no op for the last
+ * four; the reader may keep the first two under their TFLite names too):
  *  - RELU, RELU6, RELU_N1_TO_1: (q - in zero point) x in_scale / out_scale
  *    (a float division, then TFLite's multiplier) + out zero point,
  *    clamped to the codes of [0 or -1, inf, 6 or 1] in the output's scale.
@@ -12,6 +12,11 @@
  *  - HARD_SWISH: TFLite's 16-bit fixed-point form: the input on a 2^-7
  *    finer scale, a "reluish" factor (x + 3) / 6 in [0, 1] from a 16-bit
  *    multiplier, their product rescaled to the output.
+ *  - GELU: x/2 erfc(-x / sqrt 2), or with `approximate` x/2 (1 +
+ *    tanh(sqrt(2/pi) (x + 0.044715 x^3))), in float; on 8-bit codes
+ *    TFLite's lookup table: each code dequantized, transformed in float,
+ *    divided by the output scale (times its inverse), rounded half away
+ *    from zero, plus the output zero point, clamped.
  * Every result depends on the 8-bit code alone: prepare fills a table. */
 #include <math.h>
 #include <stdlib.h>
@@ -19,11 +24,11 @@
 
 #include "compute/tflite_node.h"
 
-typedef enum act_op { ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, ACT_LEAKY_RELU, ACT_HARD_SWISH } act_op;
+typedef enum act_op { ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, ACT_LEAKY_RELU, ACT_HARD_SWISH, ACT_GELU } act_op;
 
 typedef struct act_state {
     act_op op;
-    bool is_float;
+    bool is_float, approximate;
     float alpha;
     uint8_t table[256];
 } act_state;
@@ -97,6 +102,22 @@ static int32_t hard_swish_code(int32_t x, const hard_swish_params *h)
     return tp_tfl_rounding_divide_by_pot(product, -h->out_exponent);
 }
 
+/* ---- GELU ---- */
+
+static float gelu(float x, bool approximate)
+{
+    if (approximate)
+        return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    return 0.5f * x * erfcf(x * -0.7071067811865476f); /* 1 + erf(x / sqrt 2), without cancellation for x << 0 */
+}
+
+/* TFLite's LUTPopulate: the code of gelu(each input code's value). */
+static int32_t gelu_code(int32_t x, const tp_tfl_qparams *in, const tp_tfl_qparams *out, bool approximate)
+{
+    const float y = gelu(in->scale * (float)x, approximate);
+    return (int32_t)roundf(y * (1.0f / out->scale));
+}
+
 /* ---- the table ---- */
 
 static tfpi_code fill_table(tp_op_ctx *ctx, act_state *s)
@@ -130,6 +151,8 @@ static tfpi_code fill_table(tp_op_ctx *ctx, act_state *s)
         int32_t v;
         if (s->op == ACT_HARD_SWISH)
             v = hard_swish_code(x, &h);
+        else if (s->op == ACT_GELU)
+            v = gelu_code(x, &in, &out, s->approximate);
         else if (s->op == ACT_LEAKY_RELU && x < 0)
             v = alpha_m < 0 ? -tp_tfl_multiply(x, alpha) : tp_tfl_multiply(x, alpha);
         else
@@ -151,6 +174,7 @@ static tfpi_code act_prepare(tp_op_ctx *ctx, act_op op)
     ctx->state = s;
     s->op = op;
     s->alpha = tp_attr_float(ctx->def, "alpha", 0.2f);
+    s->approximate = tp_attr_bool(ctx->def, "approximate", false);
     if (!isfinite(s->alpha))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "alpha %g is not finite", (double)s->alpha);
     s->is_float = x->dtype == TFPI_FLOAT;
@@ -164,6 +188,7 @@ static float float_value(const act_state *s, float x)
     case ACT_RELU6: return x < 0.0f ? 0.0f : x > 6.0f ? 6.0f : x;
     case ACT_RELU_N1_TO_1: return x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x;
     case ACT_LEAKY_RELU: return x > 0.0f ? x : x * s->alpha;
+    case ACT_GELU: return gelu(x, s->approximate);
     default: return x * fminf(6.0f, fmaxf(0.0f, x + 3.0f)) / 6.0f;
     }
 }
@@ -191,6 +216,7 @@ static tfpi_code relu6_prepare(tp_op_ctx *ctx) { return act_prepare(ctx, ACT_REL
 static tfpi_code relu_n1_to_1_prepare(tp_op_ctx *ctx) { return act_prepare(ctx, ACT_RELU_N1_TO_1); }
 static tfpi_code leaky_relu_prepare(tp_op_ctx *ctx) { return act_prepare(ctx, ACT_LEAKY_RELU); }
 static tfpi_code hard_swish_prepare(tp_op_ctx *ctx) { return act_prepare(ctx, ACT_HARD_SWISH); }
+static tfpi_code gelu_prepare(tp_op_ctx *ctx) { return act_prepare(ctx, ACT_GELU); }
 
 const tp_kernel tp_kernels_tflite_activations[] = {
     TP_KERNEL("RELU", relu_prepare, act_run, act_release, TP_TFLITE_OP),
@@ -198,5 +224,6 @@ const tp_kernel tp_kernels_tflite_activations[] = {
     TP_KERNEL("RELU_N1_TO_1", relu_n1_to_1_prepare, act_run, act_release, TP_TFLITE_OP),
     TP_KERNEL("LEAKY_RELU", leaky_relu_prepare, act_run, act_release, TP_TFLITE_OP),
     TP_KERNEL("HARD_SWISH", hard_swish_prepare, act_run, act_release, TP_TFLITE_OP),
+    TP_KERNEL("GELU", gelu_prepare, act_run, act_release, TP_TFLITE_OP),
     TP_KERNELS_END,
 };

@@ -591,7 +591,7 @@ def detection(rng):
     return fam
 
 
-# ---- RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, PRELU -----------------------
+# ---- RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, GELU, PRELU -----------------
 
 def ref_activation(op, x, qin, qout, alpha, dtype):
     lo, hi = CODES[dtype]
@@ -609,6 +609,26 @@ def ref_activation(op, x, qin, qout, alpha, dtype):
     act = {"RELU": "RELU", "RELU6": "RELU6", "RELU_N1_TO_1": "RELU_N1_TO_1"}[op]
     a, b = R.activation_range(act, qout[0], zo, lo, hi)
     return to_dtype(np.clip(out + zo, a, b), dtype)
+
+
+def gelu_double(x, approximate):
+    """GELU in double: x/2 erfc(-x / sqrt 2), or the tanh form."""
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * np.array([math.erfc(-float(t) / math.sqrt(2)) for t in np.ravel(x)]).reshape(np.shape(x))
+
+
+def ref_gelu_codes(x, qin, qout, approximate, dtype):
+    """TFLite's GELU table: each code dequantized, transformed, divided by
+    the output scale, rounded half away from zero, plus the zero point,
+    clamped; computed in double, so only cases whose quotients lie at
+    least 1e-3 from a rounding tie are used (float32 and double agree there).
+    None if a code lies nearer a tie."""
+    lo, hi = CODES[dtype]
+    y = gelu_double((R.a64(x) - qin[1]) * float(F32(qin[0])), approximate) / float(F32(qout[0]))
+    if np.min(np.abs(np.abs(y - np.trunc(y)) - 0.5)) < 1e-3:
+        return None
+    return to_dtype(np.clip(np.sign(y) * np.floor(np.abs(y) + 0.5) + qout[1], lo, hi), dtype)
 
 
 def ref_hard_swish_codes(v, si, so):
@@ -657,6 +677,16 @@ def activations(rng):
                 attrs.update(quant_attrs("out", 0, *qout))
                 fam.node(name, op, [fam.placeholder(name + "_x", x)], attrs,
                          [ref_activation(op, x, qin, qout, alpha, dtype)])
+            for approximate in (False, True):
+                want = ref_gelu_codes(x, qin, qout, approximate, dtype)
+                if want is None:
+                    continue
+                name = f"c{n}"
+                n += 1
+                attrs = {"T": DType(dtype_number(dtype)), "approximate": approximate}
+                attrs.update(quant_attrs("in", 0, *qin))
+                attrs.update(quant_attrs("out", 0, *qout))
+                fam.node(name, "GELU", [fam.placeholder(name + "_x", x)], attrs, [want])
             # PRELU: alpha per channel, broadcast over [4, 64]
             xp = codes(rng, dtype, (4, 64))
             xp[0] = every_code(dtype)[::4]
@@ -682,6 +712,17 @@ def activations(rng):
         name = f"c{n}"
         n += 1
         fam.node(name, op, [fam.placeholder(name + "_x", xf)], {"T": DType(1), "alpha": 0.2}, [want.astype(F32)])
+    return fam
+
+
+def gelu_float(rng):
+    """Float GELU against double: TFLite's float formula itself cancels where
+    1 + tanh(z) or erfc(-z) is tiny, so within 1e-6 absolute (values up to 8)."""
+    fam = Family("gelu_float", float_tolerance=(1e-6, 1e-6))
+    xf = np.concatenate([np.linspace(-8, 8, 161), [-3, 3, -0.0]]).astype(F32)
+    for n, approximate in enumerate((False, True)):
+        fam.node(f"g{n}", "GELU", [fam.placeholder(f"g{n}_x", xf)], {"T": DType(1), "approximate": approximate},
+                 [gelu_double(xf.astype(np.float64), approximate).astype(F32)])
     return fam
 
 
@@ -914,8 +955,8 @@ def lstm(rng):
     return fam
 
 
-FAMILIES = [arith, quantize, softmax, pooling, reduce, concatenation, pad, detection, activations, resize, l2_argmax,
-            lstm]
+FAMILIES = [arith, quantize, softmax, pooling, reduce, concatenation, pad, detection, activations, gelu_float, resize,
+            l2_argmax, lstm]
 
 
 def main():
