@@ -18,20 +18,19 @@ typedef struct l2_state {
 
 static tfpi_code l2_prepare(tp_op_ctx *ctx)
 {
-    tfpi_code code;
-    if ((code = tp_expect_inputs(ctx, 1, 1)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, true)) != TFPI_OK)
+    int64_t depth, rows;
+    tfpi_code code = tp_tfl_expect_rows(ctx, &depth, &rows);
+    if (code != TFPI_OK)
         return code;
     const tfpi_tensor *x = ctx->inputs[0];
-    if (x->ndims < 1)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input must have at least one dimension");
     if ((code = tp_set_output(ctx, 0, x->dtype, x->ndims, x->dims)) != TFPI_OK)
         return code;
     l2_state *s = calloc(1, sizeof *s);
     if (!s)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
     ctx->state = s;
-    s->depth = x->dims[x->ndims - 1];
-    s->rows = s->depth ? tp_num_elements(x) / s->depth : 0;
+    s->depth = depth;
+    s->rows = rows;
     if (x->dtype == TFPI_FLOAT)
         return TFPI_OK;
     tp_tfl_qparams in, out;

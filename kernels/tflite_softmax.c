@@ -127,19 +127,18 @@ typedef struct softmax_state {
 
 static tfpi_code softmax_prepare(tp_op_ctx *ctx)
 {
-    tfpi_code code;
-    if ((code = tp_expect_inputs(ctx, 1, 1)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, true)) != TFPI_OK)
+    int64_t depth, rows;
+    tfpi_code code = tp_tfl_expect_rows(ctx, &depth, &rows);
+    if (code != TFPI_OK)
         return code;
     const tfpi_tensor *x = ctx->inputs[0];
-    if (x->ndims < 1)
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input must have at least one dimension");
     softmax_state *s = calloc(1, sizeof *s);
     if (!s)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
     ctx->state = s;
     s->beta = tp_attr_float(ctx->def, "beta", 1.0f);
-    s->depth = x->dims[x->ndims - 1];
-    s->rows = s->depth ? tp_num_elements(x) / s->depth : 0;
+    s->depth = depth;
+    s->rows = rows;
     if (x->dtype == TFPI_FLOAT) {
         s->is_float = true;
         if (tp_tfl_output_dtype(ctx) != TFPI_FLOAT)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/file_open.h"
 #include "flags.h"
 #include "freeze.h"
 #include "graphdef_edit.h"
@@ -485,17 +484,6 @@ static Tfpi__GraphDef *read_model(const char *path, const char *tags, const char
     return graph;
 }
 
-static bool is_tflite(const char *path)
-{
-    uint8_t head[8];
-    tp_open_result opened;
-    FILE *f = tp_fopen_regular(path, &opened);
-    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    return tp_tfl_detect(head, n);
-}
-
 /* A .tflite: its tensors, operators, signatures and metadata, then the
  * usual summary of the graph it is translated into. */
 static int summarize_tflite(const char *path, const char *signature, const char *argv0, bool structure)
@@ -527,7 +515,7 @@ int main(int argc, char **argv)
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--in_graph=G.pb [--print_structure]");
-    if (rc == 0 && in_graph && is_tflite(in_graph)) {
+    if (rc == 0 && in_graph && tp_tfl_detect_file(in_graph)) {
         rc = summarize_tflite(in_graph, signature, argv[0], structure);
         flags_free(flags, num_flags);
         return rc;

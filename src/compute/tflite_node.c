@@ -130,6 +130,19 @@ tfpi_code tp_tfl_expect_8bit(tp_op_ctx *ctx, int i, bool float_too)
                    tfpi_dtype_name(dtype), float_too ? " and float" : "");
 }
 
+tfpi_code tp_tfl_expect_rows(tp_op_ctx *ctx, int64_t *depth, int64_t *rows)
+{
+    tfpi_code code;
+    if ((code = tp_expect_inputs(ctx, 1, 1)) != TFPI_OK || (code = tp_tfl_expect_8bit(ctx, 0, true)) != TFPI_OK)
+        return code;
+    const tfpi_tensor *x = ctx->inputs[0];
+    if (x->ndims < 1)
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input must have at least one dimension");
+    *depth = x->dims[x->ndims - 1];
+    *rows = *depth ? tp_num_elements(x) / *depth : 0;
+    return TFPI_OK;
+}
+
 tfpi_code tp_tfl_prepare_elementwise(tp_op_ctx *ctx, bool float_too)
 {
     tfpi_code code;

@@ -109,6 +109,11 @@ tfpi_dtype tp_tfl_output_dtype(const tp_op_ctx *ctx);
  * where float_too); an error naming the input otherwise. */
 tfpi_code tp_tfl_expect_8bit(tp_op_ctx *ctx, int i, bool float_too);
 
+/* One input (uint8, int8 or float) of rank >= 1, seen as rows along its
+ * last dimension (SOFTMAX, L2_NORMALIZATION): *depth their length, *rows
+ * how many. */
+tfpi_code tp_tfl_expect_rows(tp_op_ctx *ctx, int64_t *depth, int64_t *rows);
+
 /* One input of a type tp_tfl_expect_8bit accepts, and output 0 of its
  * type (which the node's T must agree with) and shape. */
 tfpi_code tp_tfl_prepare_elementwise(tp_op_ctx *ctx, bool float_too);

@@ -4,26 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/file_open.h"
 #include "graph/graph.h"
 #include "graph/graph_memmapped.h"
 #include "model/tflite.h"
 
-/* True if the file at path is a regular file that starts like a .tflite. */
-static bool is_tflite_file(const char *path)
-{
-    uint8_t head[8];
-    tp_open_result opened;
-    FILE *f = tp_fopen_regular(path, &opened);
-    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    return tp_tfl_detect(head, n);
-}
-
 tfpi_graph *tfpi_graph_load(const char *path, const tfpi_load_options *options, tfpi_status *status)
 {
-    if (!path || !*path || !is_tflite_file(path))
+    if (!path || !*path || !tp_tfl_detect_file(path))
         return tp_graph_load_model(path, options, status);
     tp_model_bytes bytes;
     if (tp_map_model_file(path, &bytes, status) != TFPI_OK)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/checked_math.h"
+#include "core/file_open.h"
 #include "model/tflite_options.h"
 
 /* Model fields. */
@@ -27,6 +28,17 @@ enum { META_NAME, META_BUFFER };
 bool tp_tfl_detect(const uint8_t *data, size_t size)
 {
     return size >= 8 && memcmp(data + 4, "TFL3", 4) == 0;
+}
+
+bool tp_tfl_detect_file(const char *path)
+{
+    uint8_t head[8];
+    tp_open_result opened;
+    FILE *f = tp_fopen_regular(path, &opened);
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return tp_tfl_detect(head, n);
 }
 
 const char *tp_tfl_type_name(int type)

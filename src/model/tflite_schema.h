@@ -125,6 +125,8 @@ typedef struct tp_tfl_model {
 
 /* True if data starts like a .tflite (identifier TFL3 at bytes 4..8). */
 bool tp_tfl_detect(const uint8_t *data, size_t size);
+/* True if the file at path is a regular file that starts like a .tflite. */
+bool tp_tfl_detect_file(const char *path);
 
 /* Reads and checks the model in data[0..size) (which must outlive it).
  * `source` names it in errors. On failure *m is freed. */
