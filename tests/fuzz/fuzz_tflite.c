@@ -30,8 +30,13 @@ static void run_once(tfpi_graph *graph)
         int64_t dims[TFPI_MAX_DIMS];
         ok = tfpi_tflite_get_tensor(graph, tfpi_tflite_input(graph, i), &t, &status) == TFPI_OK && t.graph_name &&
              t.dtype;
-        for (int d = 0; ok && d < t.ndims; d++)
-            dims[d] = t.dims[d] < 0 ? 1 : t.dims[d] > 4096 ? 4096 : t.dims[d];
+        int64_t elements = 1; /* the harness's feeds: at most 2^20 elements, whatever the file says */
+        for (int d = 0; ok && d < t.ndims; d++) {
+            dims[d] = t.dims[d] < 1 ? (t.dims[d] == 0 ? 0 : 1) : t.dims[d] > 4096 ? 4096 : t.dims[d];
+            if (dims[d] > 1 && elements * dims[d] > (1 << 20))
+                dims[d] = 1;
+            elements *= dims[d] ? dims[d] : 1;
+        }
         feeds[i] = ok ? t.graph_name : NULL;
         ok = ok && (inputs[i] = tfpi_tensor_new(t.dtype, dims, t.ndims, &status)) != NULL;
     }
