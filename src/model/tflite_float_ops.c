@@ -88,9 +88,16 @@ static bool activation(chain *c)
     return step(c, op, op, (const char *[]){c->cur}, 1, TFPI_FLOAT) != NULL;
 }
 
+/* Sets attribute key of def, taking value; without a def (the node could
+ * not be made) the value is freed. */
 static bool attr(tp_tfl_op *o, Tfpi__NodeDef *def, const char *key, Tfpi__AttrValue *value)
 {
-    return def && tp_tfl_attr(o->x, def, key, value);
+    if (!def) {
+        if (value)
+            tfpi__attr_value__free_unpacked(value, NULL);
+        return false;
+    }
+    return tp_tfl_attr(o->x, def, key, value);
 }
 
 static bool window_attrs(tp_tfl_op *o, Tfpi__NodeDef *def, bool dilations)

@@ -143,6 +143,12 @@ def cases():
         m.inputs, m.outputs = [m.tensor("x", [1, 2, 2, 1])], [m.tensor("y", [1, 2, 2, 1])]
         m.op(3, inputs, [1])
         yield name, m.write(), r"node 'x' \(Placeholder\): placeholder must be fed"
+    # fuzz_tflite's find (2026-11-29): a LEAKY_RELU with an absent (-1) second input is left to its
+    # builtin node, and the alpha attribute made for the TensorFlow op leaked (LeakSanitizer)
+    m = tw.Model()
+    m.inputs, m.outputs = [m.tensor("x", [1, 2, 2, 1])], [m.tensor("y", [1, 2, 2, 1])]
+    m.op(98, [0, -1], [1])
+    yield "leaky_relu_absent_input_loads", m.write(), r"node 'x' \(Placeholder\): placeholder must be fed"
     m = tw.Model()
     x, h, y = m.tensor("x", [1]), m.tensor("h", [1]), m.tensor("y", [1])
     m.inputs, m.outputs = [x], [y]
