@@ -16,6 +16,7 @@
 # (-entropic_scale_per_exec_time): a graph that legitimately expands to
 # near the node limit takes seconds under ASan, and mutating those
 # again and again held a campaign to a few hundred executions a second.
+# The harnesses' files go to TMPDIR, /dev/shm by default.
 # Crashes are written to gen/fuzz-crashes/; the script exits non-zero
 # if any harness failed.
 set -u
@@ -29,6 +30,12 @@ JOBS=${FUZZ_JOBS:-1}
 TD=${TFPI_TESTDATA:-../shared/testdata}
 PY=${TFPI_PYTHON:-/usr/bin/python3}
 CORPUS=gen/fuzz-corpus
+# fuzz_checkpoint and fuzz_saved_model write every input to files: on
+# tmpfs fuzz_checkpoint runs 2.5x the executions a second of a disk /tmp
+# (2,593 against 1,021 on this VM). A TMPDIR given still wins.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    export TMPDIR=/dev/shm
+fi
 CRASHES=gen/fuzz-crashes
 mkdir -p "$CORPUS" "$CRASHES"
 
