@@ -27,13 +27,13 @@
 /* n rounded up to 16 (at least 16: what the kernels read past n). */
 static int64_t round16(int64_t n) { return n > 0 ? (n + 15) / 16 * 16 : 16; }
 
-/* The packed blocks of the aarch64 3 x 3 path: per 16 channels, what its
+/* The packed blocks of the 3 x 3 assembly path: per 16 channels, what its
  * loop reads in order (see dw3x3_blocks). */
 enum { BLOCK_BYTES = 9 * 16 + 3 * 64 + 16 + 32 };
 
 static bool pack_blocks(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q)
 {
-#if defined(__aarch64__)
+#if defined(__ARM_NEON)
     const tp_window_params *p = &q->geo;
     bool all_right = true;
     for (int64_t c = 0; c < p->out_c; c++)
@@ -261,7 +261,7 @@ static void pixel16_any(const dw_job *job, const uint8_t *const *taps, int64_t n
 }
 
 #if defined(__aarch64__)
-/* The 3 x 3 int8 path of aarch64 (weights in [-127, 127], every rescale a
+/* The 3 x 3 int8 path (aarch64; armv7 below) (weights in [-127, 127], every rescale a
  * right shift, the bias known): one output pixel's blocks of 16 channels
  * in assembly, each block's weights and epilogue values read from its
  * packed block (BLOCK_BYTES: 9 taps x 16 weights, then 16 column terms,
@@ -342,8 +342,66 @@ static void dw3x3_blocks(const uint8_t *const *taps, const uint8_t *blocks, int6
                        "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26",
                        "v27", "v28", "v29", "v30", "v31", "cc", "memory");
 }
-_Static_assert(BLOCK_BYTES == 384, "the assembly steps by 384");
+#else
+/* The same on armv7 (16 registers): the pairs of taps two at a time
+ * (inputs q0, q1 and q4, q5, weights q2, q3 and q6, q7, pair sums q12-q15),
+ * the first pair widened into the sums (vmovl), the column terms added
+ * after the taps (the block's order), then the rescale, the narrowing, the
+ * output zero point and the clamp as on aarch64. Sums q8-q11; the tap
+ * pointers step on by 16 channels a block. */
+#define PAIRS2(T0, T1, T2, T3) \
+    "vld1.8 {d0-d1}, [%[t" #T0 "]]!\n" "vld1.8 {d2-d3}, [%[t" #T1 "]]!\n" "vld1.8 {d4-d7}, [%[b]]!\n" \
+    "vld1.8 {d8-d9}, [%[t" #T2 "]]!\n" "vld1.8 {d10-d11}, [%[t" #T3 "]]!\n" "vld1.8 {d12-d15}, [%[b]]!\n" \
+    "vmull.s8 q12, d0, d4\n" "vmull.s8 q13, d1, d5\n" "vmull.s8 q14, d8, d12\n" "vmull.s8 q15, d9, d13\n" \
+    "vmlal.s8 q12, d2, d6\n" "vmlal.s8 q13, d3, d7\n" "vmlal.s8 q14, d10, d14\n" "vmlal.s8 q15, d11, d15\n"
+
+static void dw3x3_blocks(const uint8_t *const *taps, const uint8_t *blocks, int64_t count64, uint8_t *out)
+{
+    const uint8_t *t0 = taps[0], *t1 = taps[1], *t2 = taps[2], *t3 = taps[3], *t4 = taps[4], *t5 = taps[5];
+    const uint8_t *t6 = taps[6], *t7 = taps[7], *t8 = taps[8];
+    int32_t count = (int32_t)count64;
+    __asm__ volatile("1:\n"
+                     PAIRS2(0, 1, 2, 3)
+                     "vmovl.s16 q8, d24\n" "vmovl.s16 q9, d25\n" "vmovl.s16 q10, d26\n" "vmovl.s16 q11, d27\n"
+                     "vaddw.s16 q8, q8, d28\n" "vaddw.s16 q9, q9, d29\n"
+                     "vaddw.s16 q10, q10, d30\n" "vaddw.s16 q11, q11, d31\n"
+                     PAIRS2(4, 5, 6, 7)
+                     "vaddw.s16 q8, q8, d24\n" "vaddw.s16 q9, q9, d25\n"
+                     "vaddw.s16 q10, q10, d26\n" "vaddw.s16 q11, q11, d27\n"
+                     "vaddw.s16 q8, q8, d28\n" "vaddw.s16 q9, q9, d29\n"
+                     "vaddw.s16 q10, q10, d30\n" "vaddw.s16 q11, q11, d31\n"
+                     "vld1.8 {d0-d1}, [%[t8]]!\n" "vld1.8 {d4-d5}, [%[b]]!\n"
+                     "vmull.s8 q12, d0, d4\n" "vmull.s8 q13, d1, d5\n"
+                     "vld1.32 {d0-d3}, [%[b]]!\n" "vld1.32 {d4-d7}, [%[b]]!\n"
+                     "vaddw.s16 q8, q8, d24\n" "vaddw.s16 q9, q9, d25\n"
+                     "vaddw.s16 q10, q10, d26\n" "vaddw.s16 q11, q11, d27\n"
+                     "vadd.i32 q8, q8, q0\n" "vadd.i32 q9, q9, q1\n" "vadd.i32 q10, q10, q2\n" "vadd.i32 q11, q11, q3\n"
+                     "vld1.32 {d0-d3}, [%[b]]!\n" "vld1.32 {d4-d7}, [%[b]]!\n"
+                     "vld1.32 {d8-d11}, [%[b]]!\n" "vld1.32 {d12-d15}, [%[b]]!\n"
+                     "vqrdmulh.s32 q8, q8, q0\n" "vqrdmulh.s32 q9, q9, q1\n"
+                     "vqrdmulh.s32 q10, q10, q2\n" "vqrdmulh.s32 q11, q11, q3\n"
+                     "vld1.16 {d0-d1}, [%[b]]!\n" "vld1.8 {d2-d3}, [%[b]]!\n" "vld1.8 {d4-d5}, [%[b]]!\n"
+                     "vsra.s32 q8, q8, #31\n" "vsra.s32 q9, q9, #31\n"
+                     "vsra.s32 q10, q10, #31\n" "vsra.s32 q11, q11, #31\n"
+                     "vrshl.s32 q8, q8, q4\n" "vrshl.s32 q9, q9, q5\n"
+                     "vrshl.s32 q10, q10, q6\n" "vrshl.s32 q11, q11, q7\n"
+                     "vqmovn.s32 d16, q8\n" "vqmovn.s32 d17, q9\n" "vqmovn.s32 d18, q10\n" "vqmovn.s32 d19, q11\n"
+                     "vqadd.s16 q8, q8, q0\n" "vqadd.s16 q9, q9, q0\n"
+                     "vqmovn.s16 d16, q8\n" "vqmovn.s16 d17, q9\n"
+                     "vmax.s8 q8, q8, q1\n" "vmin.s8 q8, q8, q2\n"
+                     "vst1.8 {d16-d17}, [%[out]]!\n"
+                     "subs %[count], %[count], #1\n"
+                     "bne 1b\n"
+                     : [b] "+r"(blocks), [count] "+r"(count), [out] "+r"(out), [t0] "+r"(t0), [t1] "+r"(t1),
+                       [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4), [t5] "+r"(t5), [t6] "+r"(t6), [t7] "+r"(t7),
+                       [t8] "+r"(t8)
+                     :
+                     : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", "d14",
+                       "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28",
+                       "d29", "d30", "d31", "cc", "memory");
+}
 #endif
+_Static_assert(BLOCK_BYTES == 384, "the assembly steps by 384");
 
 /* Channels [whole, channels) of one output pixel, one at a time. */
 static void pixel_tail(const dw_job *job, const uint8_t *const *taps, int64_t ntaps, int64_t whole, uint8_t *out)
@@ -411,12 +469,9 @@ static void dw_rows(void *arg, int64_t begin, int64_t end)
                 for (int64_t t = 0; t < ntaps; t++)
                     taps[t] += p->stride_w * p->in_c;
             uint8_t *out = job->output + (row * p->out_w + ox) * p->out_c;
-#if defined(__aarch64__)
             if (job->d->blocks && whole > 0)
                 dw3x3_blocks(taps, job->d->blocks, whole / 16, out);
-            else
-#endif
-            if (ntaps == 9)
+            else if (ntaps == 9)
                 pixel16_3x3(job, taps, whole, out);
             else
                 pixel16_any(job, taps, ntaps, whole, out);

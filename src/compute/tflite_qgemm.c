@@ -27,19 +27,7 @@ static void panel_c(const tp_tfl_qpanel *p, bool is_int8)
                     for (int k = 0; k < 16; k++)
                         acc[r][j] += (uint32_t)(code(is_int8, p->a[(r0 + r) * p->lda + 16 * blk + k]) *
                                                 code(is_int8, panel[16 * j + k]));
-        int32_t sums[4][4];
-        uint8_t codes[4][4];
-        for (int r = 0; r < rows; r++)
-            for (int j = 0; j < 4; j++) {
-                const uint32_t row_term = p->row_term ? (uint32_t)p->row_term[r0 + r] : 0u;
-                sums[r][j] = (int32_t)(acc[r][j] + (uint32_t)p->col_term[j] + row_term);
-                const tp_tfl_multiplier m = {p->mantissa[j], p->left[j] + p->right[j]};
-                codes[r][j] = p->sums ? 0 : (uint8_t)tp_tflite_requantize(sums[r][j], m, p->out_zero, p->lo, p->hi);
-            }
-        if (p->sums)
-            tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 4, (const uint8_t *)sums, 16);
-        else
-            tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 1, &codes[0][0], 4);
+        tp_tfl_qtile_finish(p, r0, rows, &acc[0][0]);
     }
 }
 
@@ -54,6 +42,23 @@ void tp_tfl_qtile_store(uint8_t *c, int64_t ldc, int rows, int cols, int size, c
 {
     for (int r = 0; r < rows; r++)
         memcpy(c + r * ldc, values + r * stride, (size_t)(cols * size));
+}
+
+void tp_tfl_qtile_finish(const tp_tfl_qpanel *p, int64_t r0, int rows, const uint32_t *raw)
+{
+    int32_t sums[TP_TFL_QGEMM_MAX_MR][4];
+    uint8_t codes[TP_TFL_QGEMM_MAX_MR][4];
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < 4; j++) {
+            const uint32_t row_term = p->row_term ? (uint32_t)p->row_term[r0 + r] : 0u;
+            sums[r][j] = (int32_t)(raw[4 * r + j] + (uint32_t)p->col_term[j] + row_term);
+            const tp_tfl_multiplier m = {p->mantissa[j], p->left[j] + p->right[j]};
+            codes[r][j] = p->sums ? 0 : (uint8_t)tp_tflite_requantize(sums[r][j], m, p->out_zero, p->lo, p->hi);
+        }
+    if (p->sums)
+        tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 4, (const uint8_t *)sums, 16);
+    else
+        tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 1, &codes[0][0], 4);
 }
 
 /* ---- the variants ---- */

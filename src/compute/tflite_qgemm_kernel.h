@@ -51,5 +51,9 @@ extern const tp_tfl_qgemm_kernel *const tp_tfl_qgemm_x86_kernels[];
 /* Stores a tile's outputs of `size` bytes each (row r at values + r *
  * stride bytes) into rows x cols outputs at c (row stride ldc bytes). */
 void tp_tfl_qtile_store(uint8_t *c, int64_t ldc, int rows, int cols, int size, const uint8_t *values, int stride);
+/* The scalar epilogue of a tile at row r0 of the panel: its rows x 4 raw
+ * sums (row r at raw + 4 r) plus the column and row terms, rescaled to
+ * codes (or kept as int32 sums), stored into C. */
+void tp_tfl_qtile_finish(const tp_tfl_qpanel *p, int64_t r0, int rows, const uint32_t *raw);
 
 #endif

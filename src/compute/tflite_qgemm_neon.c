@@ -1,5 +1,6 @@
 /* tflite_qgemm_neon.c - the NEON micro-kernels of the 8-bit GEMM
- * (tflite_qgemm.h), armv7 and aarch64, in intrinsics:
+ * (tflite_qgemm.h), armv7 and aarch64, each a whole tile (the loop, the
+ * epilogue, the stores) in inline assembly:
  *   pair  int8 weights in [-127, 127]: per 16 depth, smull + smlal2 sum two
  *         products per 16-bit lane (|x w| <= 128 x 127, two fit), sadalp
  *         adds the pairs into the 32-bit accumulators: 16 multiply-adds in 3
@@ -23,7 +24,6 @@
 #include <stddef.h>
 
 #if defined(__ARM_NEON)
-#include <arm_neon.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,92 +32,31 @@
 #define TP_TFL_QGEMM_DOT 1
 #endif
 
-/* Fixed loops fully unrolled so that the accumulators stay in registers. */
-#define UNROLL _Pragma("GCC unroll 16")
-
-/* ---- the epilogue ---- */
-
-/* The values of four columns. */
-typedef struct epilogue4 {
-    int32x4_t col_term, mantissa, left, right, zero;
-} epilogue4;
-
-static inline epilogue4 epilogue_at(const tp_tfl_qpanel *p, int col)
-{
-    return (epilogue4){vld1q_s32(p->col_term + col), vld1q_s32(p->mantissa + col), vld1q_s32(p->left + col),
-                       vld1q_s32(p->right + col), vdupq_n_s32(p->out_zero)};
-}
-
-/* Four columns of row r: the sums plus the bias and zero-point terms,
- * rescaled, plus the output zero point (not yet clamped). */
-static inline int32x4_t rescale(int32x4_t acc, const tp_tfl_qpanel *p, int64_t r, const epilogue4 *e)
-{
-    acc = vaddq_s32(acc, e->col_term);
-    if (p->row_term)
-        acc = vaddq_s32(acc, vdupq_n_s32(p->row_term[r]));
-    if (p->shift_left)
-        acc = vshlq_s32(acc, e->left);
-    acc = vqrdmulhq_s32(acc, e->mantissa);
-    acc = vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, e->right), 31));
-    acc = vrshlq_s32(acc, e->right);
-    return vaddq_s32(acc, e->zero);
-}
-
-/* Eight rescaled values to codes: narrowed with saturation to the type,
- * then clamped to the activation's codes (the same as clamping first: the
- * clamp lies inside the type). */
-static inline uint8x8_t codes8(int32x4_t x0, int32x4_t x1, bool is_int8, const tp_tfl_qpanel *p)
-{
-    const int16x8_t h = vcombine_s16(vqmovn_s32(x0), vqmovn_s32(x1));
-    if (is_int8)
-        return vreinterpret_u8_s8(vmin_s8(vmax_s8(vqmovn_s16(h), vdup_n_s8((int8_t)p->lo)), vdup_n_s8((int8_t)p->hi)));
-    return vmin_u8(vmax_u8(vqmovun_s16(h), vdup_n_u8((uint8_t)p->lo)), vdup_n_u8((uint8_t)p->hi));
-}
-
-/* A tile's rows x 4 codes (two rows per uint8x8_t) into C at row r0. */
-static inline void store_4cols(const tp_tfl_qpanel *p, int64_t r0, int col, const uint8x8_t *pairs, int mr)
-{
-    uint8_t *c = p->c + r0 * p->ldc + col;
-    const int rows = p->rows - r0 < mr ? (int)(p->rows - r0) : mr, cols = p->cols - col < 4 ? p->cols - col : 4;
-    if (rows == mr && cols == 4) {
-        for (int i = 0; i < mr / 2; i++) {
-            const uint32x2_t w = vreinterpret_u32_u8(pairs[i]);
-            const uint32_t w0 = vget_lane_u32(w, 0), w1 = vget_lane_u32(w, 1);
-            memcpy(c + 2 * i * p->ldc, &w0, 4);
-            memcpy(c + (2 * i + 1) * p->ldc, &w1, 4);
-        }
-        return;
-    }
-    uint8_t codes[TP_TFL_QGEMM_MAX_MR * 4];
-    for (int i = 0; i < mr / 2; i++)
-        vst1_u8(codes + 8 * i, pairs[i]);
-    if (cols > 0)
-        tp_tfl_qtile_store(c, p->ldc, rows, cols, 1, codes, 4);
-}
-
-/* A tile's rows x 4 sums plus their column and row terms, as int32, into C at row r0. */
-static inline void store_sums(const tp_tfl_qpanel *p, int64_t r0, int32x4_t *rows, int mr)
-{
-    const int32x4_t col_term = vld1q_s32(p->col_term);
-    int32_t sums[TP_TFL_QGEMM_MAX_MR * 4];
-    for (int r = 0; r < mr; r++) {
-        rows[r] = vaddq_s32(rows[r], col_term);
-        if (p->row_term && r0 + r < p->rows)
-            rows[r] = vaddq_s32(rows[r], vdupq_n_s32(p->row_term[r0 + r]));
-        vst1q_s32(sums + 4 * r, rows[r]);
-    }
-    const int rows_left = p->rows - r0 < mr ? (int)(p->rows - r0) : mr;
-    tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows_left, p->cols, 4, (const uint8_t *)sums, 16);
-}
-
-/* The row pointers of the tile at r0 (rows past the end: the last row again). */
-static inline void tile_rows(const tp_tfl_qpanel *p, int64_t r0, int mr, const uint8_t **rows)
-{
-    for (int r = 0; r < mr; r++)
-        rows[r] = p->a + (r0 + r < p->rows ? r0 + r : p->rows - 1) * p->lda;
-}
-
 /* ---- pair and wide: mr x 4, four partial sums per accumulator ---- */
+
+/* What the tiles' epilogue reads (offsets fixed in the assembly: pointers
+ * of 8 bytes on aarch64, 4 on armv7). */
+typedef struct tile_epilogue {
+    const int32_t *col_term, *mantissa, *left, *right;
+    int32_t zero, lo, hi, shift_left;
+    int32_t all_right; /* every column shifts right */
+    int32_t sums;      /* store int32 sums, not codes */
+} tile_epilogue;
+#define TILE_EPILOGUE_AT(FIELD, A64, A32) \
+    _Static_assert(offsetof(tile_epilogue, FIELD) == (sizeof(void *) == 8 ? A64 : A32), "the assembly reads " #FIELD);
+TILE_EPILOGUE_AT(mantissa, 8, 4)
+TILE_EPILOGUE_AT(left, 16, 8)
+TILE_EPILOGUE_AT(right, 24, 12)
+TILE_EPILOGUE_AT(zero, 32, 16)
+TILE_EPILOGUE_AT(shift_left, 44, 28)
+TILE_EPILOGUE_AT(all_right, 48, 32)
+TILE_EPILOGUE_AT(sums, 52, 36)
+
+/* `tiles` whole tiles down a panel from the rows at a (stride lda) into
+ * the outputs at c (stride ldc bytes), each over `blocks` blocks of 16
+ * depth of the panel; row_term: the tiles' row terms, or NULL. */
+typedef void (*tiles_fn)(const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks,
+                         const int32_t *row_term, const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles);
 
 /* The loops are inline assembly: compiled from intrinsics, the sixteen
  * accumulators spilled to the stack and the high halves were moved out one
@@ -133,17 +72,6 @@ enum { MR = 4 };
  * wait on each step's latency), then the stores. Registers: rows of A in
  * v0-v3, the four columns in v4-v7, products in v8-v15, the accumulator
  * of row r, column c in v(16 + 4r + c). */
-
-/* What the tiles' epilogue reads (offsets fixed in the assembly). */
-typedef struct tile_epilogue {
-    const int32_t *col_term, *mantissa, *left, *right; /* 0, 8, 16, 24 */
-    int32_t zero, lo, hi, shift_left;                  /* 32, 36, 40, 44 */
-    int32_t all_right;                                 /* 48: every column shifts right */
-    int32_t sums;                                      /* 52: store int32 sums, not codes */
-} tile_epilogue;
-_Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, shift_left) == 44 &&
-                   offsetof(tile_epilogue, all_right) == 48 && offsetof(tile_epilogue, sums) == 52,
-               "the assembly reads these offsets");
 
 /* OP into v8-v15: rows R0 and R1 times the four columns, halves H */
 #define MUL8(OP, R0, R1, H) \
@@ -188,8 +116,8 @@ _Static_assert(offsetof(tile_epilogue, zero) == 32 && offsetof(tile_epilogue, sh
  * x13, blocks x14, offset x15; A in v0-v3, B in v4-v7, products v8-v15,
  * the accumulator of row r, column c in v(16 + 4r + c). */
 #define DEFINE_TILES(NAME, BLOCK, FIRST, ADD) \
-    static void NAME(const uint8_t *a, int64_t lda, const uint8_t *panel, int64_t blocks, const int32_t *row_term, \
-                     const tile_epilogue *e, uint8_t *c, int64_t ldc, int64_t tiles) \
+    static void NAME(const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
+                     const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles) \
     { \
         __asm__ volatile("0:\n" \
                          "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
@@ -284,8 +212,154 @@ DEFINE_TILES(pair_tiles, PAIR_BLOCK, "saddlp", "sadalp")
 DEFINE_TILES(wide_s8_tiles, WIDE_S8_BLOCK, "saddlp", "sadalp")
 DEFINE_TILES(wide_u8_tiles, WIDE_U8_BLOCK, "uaddlp", "uadalp")
 
-typedef void (*tiles_fn)(const uint8_t *a, int64_t lda, const uint8_t *panel, int64_t blocks,
-                         const int32_t *row_term, const tile_epilogue *e, uint8_t *c, int64_t ldc, int64_t tiles);
+#else
+enum { MR = 2 };
+/* armv7, 2 x 4 (16 registers), the whole tile in assembly like aarch64's:
+ * the loop, the row sums, the epilogue on both rows, the stores.
+ * Registers: the two rows of A in q0 and q1 (which end as the rows' sums),
+ * the four columns in d4-d11, products in q6 and q7, the accumulator of
+ * row r, column c in q(8 + 4r + c); the epilogue's values in q2-q7. */
+/* Row R (d RL, RH) times columns (BL, BH) and (BL2, BH2) into the
+ * accumulators C and C2 (OP "vpaddl" starts them, "vpadal" adds; S the
+ * pairwise add's type) */
+#define PAIR2(OP, S, RL, RH, BL, BH, C, BL2, BH2, C2) \
+    "vmull.s8 q6, d" #RL ", d" #BL "\n" "vmull.s8 q7, d" #RL ", d" #BL2 "\n" \
+    "vmlal.s8 q6, d" #RH ", d" #BH "\n" "vmlal.s8 q7, d" #RH ", d" #BH2 "\n" \
+    OP "." S "16 q" #C ", q6\n" OP "." S "16 q" #C2 ", q7\n"
+#define WIDE1(FIRST, S, RL, RH, BL, BH, C) \
+    "vmull." S "8 q6, d" #RL ", d" #BL "\n" "vmull." S "8 q7, d" #RH ", d" #BH "\n" \
+    FIRST "." S "16 q" #C ", q6\n" "vpadal." S "16 q" #C ", q7\n"
+#define PAIR_BLOCK(FIRST, S) \
+    PAIR2(FIRST, S, 0, 1, 4, 5, 8, 6, 7, 9) PAIR2(FIRST, S, 0, 1, 8, 9, 10, 10, 11, 11) \
+    PAIR2(FIRST, S, 2, 3, 4, 5, 12, 6, 7, 13) PAIR2(FIRST, S, 2, 3, 8, 9, 14, 10, 11, 15)
+#define WIDE_BLOCK(FIRST, S) \
+    WIDE1(FIRST, S, 0, 1, 4, 5, 8) WIDE1(FIRST, S, 0, 1, 6, 7, 9) WIDE1(FIRST, S, 0, 1, 8, 9, 10) \
+    WIDE1(FIRST, S, 0, 1, 10, 11, 11) WIDE1(FIRST, S, 2, 3, 4, 5, 12) WIDE1(FIRST, S, 2, 3, 6, 7, 13) \
+    WIDE1(FIRST, S, 2, 3, 8, 9, 14) WIDE1(FIRST, S, 2, 3, 10, 11, 15)
+/* a row's sums into d LO, d HI: each of its accumulators' four lanes to one */
+#define ROW_SUMS(LO, HI, D0, D1, D2, D3, D4, D5, D6, D7) \
+    "vpadd.i32 d12, d" #D0 ", d" #D1 "\n" "vpadd.i32 d13, d" #D2 ", d" #D3 "\n" \
+    "vpadd.i32 d14, d" #D4 ", d" #D5 "\n" "vpadd.i32 d15, d" #D6 ", d" #D7 "\n" \
+    "vpadd.i32 d" #LO ", d12, d13\n" "vpadd.i32 d" #HI ", d14, d15\n"
+#define LOAD_BLOCK \
+    "vld1.8 {d0-d1}, [%[a0]]!\n" "vld1.8 {d2-d3}, [%[a1]]!\n" "vld1.8 {d4-d7}, [%[b]]!\n" \
+    "vld1.8 {d8-d11}, [%[b]]!\n" "subs %[n], %[n], #1\n"
+
+/* What the armv7 tiles read, in one place (offsets fixed in the
+ * assembly): the epilogue's vectors follow each other, so one pointer
+ * steps through them. */
+typedef struct tile_walk {
+    int32_t lda, ldc;
+    const uint8_t *panel;
+    int32_t blocks;
+    int32_t row_step; /* bytes from one row term to the next: 4, or 0 for a zero read again */
+    int32_t mode;     /* 0: codes; 1: codes, some column shifts left; 2: int32 sums */
+    int32_t unused[2];
+    int32_t col_term[4], mantissa[4], right[4], left[4];
+    int16_t zero;
+    int8_t lo, hi; /* codes of the output's type */
+} tile_walk;
+_Static_assert(offsetof(tile_walk, row_step) == 16 && offsetof(tile_walk, mode) == 20 &&
+                   offsetof(tile_walk, col_term) == 32 && offsetof(tile_walk, mantissa) == 48 &&
+                   offsetof(tile_walk, right) == 64 && offsetof(tile_walk, left) == 80 &&
+                   offsetof(tile_walk, zero) == 96 && offsetof(tile_walk, lo) == 98 && offsetof(tile_walk, hi) == 99,
+               "the assembly reads these offsets");
+
+/* `tiles` tiles of 2 x 4: per tile the loop over the blocks (the first
+ * starts the accumulators), the row sums, then the epilogue in one straight
+ * run (a missing row term reads a zero; the rare left shift and int32 sums
+ * are jumped to), so that the out-of-order A72 overlaps it with the next
+ * tile's loop: the zero-point and bias terms, vqrdmulh, negatives less one
+ * where the column shifts right (vsra of the sign of vqrdmulh's input,
+ * masked by the shift's: its output has that sign or is 0, and 0 less one
+ * rounds back to 0; it is never INT32_MIN, so it cannot wrap), the rounding
+ * right shift, narrowing with saturation to 16 bits, the output zero point
+ * added with saturation (a sum past 16 bits lies past the clamp either
+ * way), narrowing with saturation to the type (NARROW, vqmovn.s16 or
+ * vqmovun.s16) and the clamp there (T: s8 or u8); the stores. */
+#define DEFINE_TILES(NAME, BLOCK, S, NARROW, T) \
+    static void NAME(const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
+                     const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles) \
+    { \
+        static const int32_t no_row_term; \
+        tile_walk w = {(int32_t)lda, (int32_t)ldc, panel, (int32_t)blocks, row_term ? 4 : 0, \
+                       e->sums ? 2 : e->shift_left ? 1 : 0, {0}, {0}, {0}, {0}, {0}, (int16_t)e->zero, \
+                       (int8_t)e->lo, (int8_t)e->hi}; \
+        memcpy(w.col_term, e->col_term, sizeof w.col_term); \
+        if (!e->sums) { \
+            memcpy(w.mantissa, e->mantissa, sizeof w.mantissa); \
+            memcpy(w.right, e->right, sizeof w.right); \
+            memcpy(w.left, e->left, sizeof w.left); \
+        } \
+        const uint8_t *a0, *a1, *b; \
+        int32_t n, t; \
+        if (!row_term) \
+            row_term = &no_row_term; \
+        __asm__ volatile("0:\n" \
+                         "ldr %[t], [%[w]]\n" "mov %[a0], %[a]\n" "add %[a1], %[a], %[t]\n" \
+                         "add %[a], %[a1], %[t]\n" "ldr %[b], [%[w], #8]\n" "ldr %[n], [%[w], #12]\n" \
+                         "ldr %[t], [%[w], #16]\n" \
+                         LOAD_BLOCK \
+                         BLOCK("vpaddl", S) \
+                         "beq 2f\n" \
+                         "1:\n" \
+                         LOAD_BLOCK \
+                         BLOCK("vpadal", S) \
+                         "bne 1b\n" \
+                         "2:\n" \
+                         "add %[n], %[w], #32\n" \
+                         "vld1.32 {d4-d5}, [%[n]]!\n" \
+                         "vld1.32 {d6[], d7[]}, [%[row_term]], %[t]\n" "vld1.32 {d8[], d9[]}, [%[row_term]], %[t]\n" \
+                         "vld1.32 {d10-d11}, [%[n]]!\n" \
+                         ROW_SUMS(0, 1, 16, 17, 18, 19, 20, 21, 22, 23) \
+                         ROW_SUMS(2, 3, 24, 25, 26, 27, 28, 29, 30, 31) \
+                         "vadd.i32 q0, q0, q2\n" "vadd.i32 q1, q1, q2\n" \
+                         "vld1.32 {d12-d13}, [%[n]]!\n" \
+                         "vadd.i32 q0, q0, q3\n" "vadd.i32 q1, q1, q4\n" \
+                         "ldr %[t], [%[w], #20]\n" "cmp %[t], #0\n" "bne 5f\n" \
+                         "6:\n" \
+                         "vand q3, q0, q6\n" "vand q4, q1, q6\n" \
+                         "vqrdmulh.s32 q0, q0, q5\n" "vqrdmulh.s32 q1, q1, q5\n" \
+                         "add %[n], %[w], #96\n" \
+                         "vld1.16 {d4[], d5[]}, [%[n]]!\n" "vld1.8 {d10[]}, [%[n]]!\n" "vld1.8 {d11[]}, [%[n]]\n" \
+                         "vsra.s32 q0, q3, #31\n" "vsra.s32 q1, q4, #31\n" \
+                         "ldr %[n], [%[w], #4]\n" \
+                         "vrshl.s32 q0, q0, q6\n" "vrshl.s32 q1, q1, q6\n" \
+                         "vqmovn.s32 d0, q0\n" "vqmovn.s32 d1, q1\n" \
+                         "vqadd.s16 q0, q0, q2\n" \
+                         NARROW " d0, q0\n" \
+                         "vmax." T " d0, d0, d10\n" "vmin." T " d0, d0, d11\n" \
+                         "vst1.32 {d0[0]}, [%[c]], %[n]\n" "vst1.32 {d0[1]}, [%[c]], %[n]\n" \
+                         "8:\n" \
+                         "subs %[tiles], %[tiles], #1\n" \
+                         "bne 0b\n" \
+                         "b 9f\n" \
+                         /* the left shift (vshl by 0 in columns without) */ \
+                         "5:\n" \
+                         "cmp %[t], #2\n" "beq 7f\n" \
+                         "vld1.32 {d14-d15}, [%[n]]\n" \
+                         "vshl.s32 q0, q0, q7\n" "vshl.s32 q1, q1, q7\n" \
+                         "b 6b\n" \
+                         /* the int32 sums, for TensorFlow's 8-bit ops */ \
+                         "7:\n" \
+                         "ldr %[n], [%[w], #4]\n" \
+                         "vst1.32 {d0-d1}, [%[c]], %[n]\n" "vst1.32 {d2-d3}, [%[c]], %[n]\n" \
+                         "b 8b\n" \
+                         "9:\n" \
+                         : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term), \
+                           [a0] "=&r"(a0), [a1] "=&r"(a1), [b] "=&r"(b), [n] "=&r"(n), [t] "=&r"(t) \
+                         : [w] "r"(&w) \
+                         : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", \
+                           "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", \
+                           "d27", "d28", "d29", "d30", "d31", "cc", "memory"); \
+    }
+
+DEFINE_TILES(pair_tiles, PAIR_BLOCK, "s", "vqmovn.s16", "s8")
+DEFINE_TILES(wide_s8_tiles, WIDE_BLOCK, "s", "vqmovn.s16", "s8")
+DEFINE_TILES(wide_u8_tiles, WIDE_BLOCK, "u", "vqmovun.s16", "u8")
+#endif
+
+/* ---- the tiles of every variant ---- */
 
 /* A panel: its whole mr x nr tiles in one call; a tile cut by the end of C
  * computes into a buffer and copies what C holds: with mr rows or more it
@@ -323,96 +397,9 @@ static inline __attribute__((always_inline)) void panel_tiles(const tp_tfl_qpane
     }
 }
 
-static void panel_pair(const tp_tfl_qpanel *p) { panel_tiles(p, pair_tiles, 4, 4); }
-static void panel_wide_s8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_s8_tiles, 4, 4); }
-static void panel_wide_u8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_u8_tiles, 4, 4); }
-
-#else
-enum { MR = 2 };
-/* armv7, 2 x 4: the two rows in operands r0 and r1 (which end as the row
- * sums), columns in d4-d11, products in q6 and q7, the accumulator of row
- * r, column c in q(8 + 4r + c). */
-#define ROW_LO(R) "%e[r" #R "]"
-#define ROW_HI(R) "%f[r" #R "]"
-#define PAIR2(R, BL, BH, C, BL2, BH2, C2) \
-    "vmull.s8 q6, " ROW_LO(R) ", d" #BL "\n" "vmull.s8 q7, " ROW_LO(R) ", d" #BL2 "\n" \
-    "vmlal.s8 q6, " ROW_HI(R) ", d" #BH "\n" "vmlal.s8 q7, " ROW_HI(R) ", d" #BH2 "\n" \
-    "vpadal.s16 q" #C ", q6\n" "vpadal.s16 q" #C2 ", q7\n"
-#define WIDE1(S, R, BL, BH, C) \
-    "vmull." S "8 q6, " ROW_LO(R) ", d" #BL "\n" "vmull." S "8 q7, " ROW_HI(R) ", d" #BH "\n" \
-    "vpadal." S "16 q" #C ", q6\n" "vpadal." S "16 q" #C ", q7\n"
-#define PAIR_BLOCK \
-    PAIR2(0, 4, 5, 8, 6, 7, 9) PAIR2(0, 8, 9, 10, 10, 11, 11) \
-    PAIR2(1, 4, 5, 12, 6, 7, 13) PAIR2(1, 8, 9, 14, 10, 11, 15)
-#define WIDE_BLOCK(S) \
-    WIDE1(S, 0, 4, 5, 8) WIDE1(S, 0, 6, 7, 9) WIDE1(S, 0, 8, 9, 10) WIDE1(S, 0, 10, 11, 11) \
-    WIDE1(S, 1, 4, 5, 12) WIDE1(S, 1, 6, 7, 13) WIDE1(S, 1, 8, 9, 14) WIDE1(S, 1, 10, 11, 15)
-#define WIDE_S8_BLOCK WIDE_BLOCK("s")
-#define WIDE_U8_BLOCK WIDE_BLOCK("u")
-/* row R's sums: each of its accumulators' four lanes to one */
-#define ROW_SUMS(R, D0, D1, D2, D3, D4, D5, D6, D7) \
-    "vpadd.i32 d4, d" #D0 ", d" #D1 "\n" "vpadd.i32 d5, d" #D2 ", d" #D3 "\n" \
-    "vpadd.i32 d6, d" #D4 ", d" #D5 "\n" "vpadd.i32 d7, d" #D6 ", d" #D7 "\n" \
-    "vpadd.i32 " ROW_LO(R) ", d4, d5\n" "vpadd.i32 " ROW_HI(R) ", d6, d7\n"
-
-#define DEFINE_LOOP(NAME, BLOCK) \
-    static inline __attribute__((always_inline)) void NAME(const uint8_t *const *a, const uint8_t *panel, \
-                                                           int64_t blocks64, int32x4_t *rows) \
-    { \
-        const uint8_t *a0 = a[0], *a1 = a[1]; \
-        int32_t blocks = (int32_t)blocks64; \
-        int32x4_t r0, r1; \
-        __asm__ volatile("vmov.i32 q8, #0\n" "vmov.i32 q9, #0\n" "vmov.i32 q10, #0\n" "vmov.i32 q11, #0\n" \
-                         "vmov.i32 q12, #0\n" "vmov.i32 q13, #0\n" "vmov.i32 q14, #0\n" "vmov.i32 q15, #0\n" \
-                         "1:\n" \
-                         "vld1.8 {" ROW_LO(0) "-" ROW_HI(0) "}, [%[a0]]!\n" \
-                         "vld1.8 {" ROW_LO(1) "-" ROW_HI(1) "}, [%[a1]]!\n" \
-                         "vld1.8 {d4-d7}, [%[b]]!\n" \
-                         "vld1.8 {d8-d11}, [%[b]]!\n" \
-                         "subs %[blocks], %[blocks], #1\n" \
-                         BLOCK \
-                         "bne 1b\n" \
-                         ROW_SUMS(0, 16, 17, 18, 19, 20, 21, 22, 23) ROW_SUMS(1, 24, 25, 26, 27, 28, 29, 30, 31) \
-                         : [r0] "=&w"(r0), [r1] "=&w"(r1), [b] "+r"(panel), [blocks] "+r"(blocks), [a0] "+r"(a0), \
-                           [a1] "+r"(a1) \
-                         : \
-                         : "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15", "d16", \
-                           "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29", \
-                           "d30", "d31", "cc", "memory"); \
-        rows[0] = r0, rows[1] = r1; \
-    }
-
-DEFINE_LOOP(pair_loop, PAIR_BLOCK)
-DEFINE_LOOP(wide_s8_loop, WIDE_S8_BLOCK)
-DEFINE_LOOP(wide_u8_loop, WIDE_U8_BLOCK)
-
-typedef void (*loop_fn)(const uint8_t *const *a, const uint8_t *panel, int64_t blocks, int32x4_t *rows);
-
-/* A panel in tiles of mr x 4. */
-static inline __attribute__((always_inline)) void panel_x4(const tp_tfl_qpanel *p, loop_fn loop, bool is_int8)
-{
-    const epilogue4 e = epilogue_at(p, 0);
-    for (int64_t r0 = 0; r0 < p->rows; r0 += MR) {
-        const uint8_t *a[MR];
-        tile_rows(p, r0, MR, a);
-        int32x4_t rows[MR];
-        loop(a, p->panel, p->blocks, rows);
-        if (p->sums) {
-            store_sums(p, r0, rows, MR);
-            continue;
-        }
-        uint8x8_t pairs[MR / 2];
-        UNROLL for (int i = 0; i < MR / 2; i++)
-            pairs[i] = codes8(rescale(rows[2 * i], p, r0 + 2 * i, &e), rescale(rows[2 * i + 1], p, r0 + 2 * i + 1, &e),
-                              is_int8, p);
-        store_4cols(p, r0, 0, pairs, MR);
-    }
-}
-
-static void panel_pair(const tp_tfl_qpanel *p) { panel_x4(p, pair_loop, true); }
-static void panel_wide_s8(const tp_tfl_qpanel *p) { panel_x4(p, wide_s8_loop, true); }
-static void panel_wide_u8(const tp_tfl_qpanel *p) { panel_x4(p, wide_u8_loop, false); }
-#endif
+static void panel_pair(const tp_tfl_qpanel *p) { panel_tiles(p, pair_tiles, MR, 4); }
+static void panel_wide_s8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_s8_tiles, MR, 4); }
+static void panel_wide_u8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_u8_tiles, MR, 4); }
 
 static bool always(void) { return true; }
 
@@ -485,8 +472,8 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
 
 #define DEFINE_DOT_TILES(NAME, OP, NARROW, MAX, MIN) \
     __attribute__((target("arch=armv8.2-a+dotprod"))) static void NAME( \
-        const uint8_t *a, int64_t lda, const uint8_t *panel, int64_t blocks, const int32_t *row_term, \
-        const tile_epilogue *e, uint8_t *c, int64_t ldc, int64_t tiles) \
+        const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
+        const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles) \
     { \
         __asm__ volatile("0:\n" \
                          "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \

@@ -4,16 +4,14 @@
  * rows x 4 columns: per 16 depth, each row and column widened to 16 bits
  * (sign- or zero-extended by the type), vpmaddwd adds product pairs into
  * 32 bits exactly (vpmaddubsw would saturate), eight accumulators of eight
- * partial sums; then the sums and TFLite's scalar rescale. */
+ * partial sums; then the sums and the scalar epilogue every plain tile
+ * shares (tp_tfl_qtile_finish). */
 #include "compute/tflite_qgemm_kernel.h"
 
 #include <stddef.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#include <string.h>
-
-#include "compute/tflite_qconv.h"
 
 #define AVX2 __attribute__((target("avx2")))
 
@@ -50,19 +48,11 @@ AVX2 static inline void panel_avx2(const tp_tfl_qpanel *p, bool is_int8)
                 acc[1][j] = _mm256_add_epi32(acc[1][j], _mm256_madd_epi16(x1, w));
             }
         }
-        int32_t sums[2][4];
-        uint8_t codes[2][4];
-        for (int r = 0; r < rows; r++)
-            for (int j = 0; j < 4; j++) {
-                const uint32_t row_term = p->row_term ? (uint32_t)p->row_term[r0 + r] : 0u;
-                sums[r][j] = (int32_t)((uint32_t)sum8(acc[r][j]) + (uint32_t)p->col_term[j] + row_term);
-                const tp_tfl_multiplier m = {p->mantissa[j], p->left[j] + p->right[j]};
-                codes[r][j] = p->sums ? 0 : (uint8_t)tp_tflite_requantize(sums[r][j], m, p->out_zero, p->lo, p->hi);
-            }
-        if (p->sums)
-            tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 4, (const uint8_t *)sums, 16);
-        else
-            tp_tfl_qtile_store(p->c + r0 * p->ldc, p->ldc, rows, p->cols, 1, &codes[0][0], 4);
+        uint32_t raw[2][4];
+        for (int r = 0; r < 2; r++)
+            for (int j = 0; j < 4; j++)
+                raw[r][j] = (uint32_t)sum8(acc[r][j]);
+        tp_tfl_qtile_finish(p, r0, rows, &raw[0][0]);
     }
 }
 
