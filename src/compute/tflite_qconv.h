@@ -89,7 +89,7 @@ typedef struct tp_tflite_qdepthwise {
     int32_t *col_term; /* int8: bias - zi sum(w); uint8: bias (channels rounded up to 16) */
     int32_t *mantissa, *left, *right;
     uint8_t *pad_row;  /* the input zero point, for taps outside the image */
-    uint8_t *blocks;   /* aarch64's 3 x 3 int8 path: weights and epilogue per 16 channels, or NULL */
+    uint8_t *blocks;   /* the NEON 3 x 3 int8 path: weights and epilogue per 16 channels, or NULL */
 } tp_tflite_qdepthwise;
 
 /* Fills d for q (q->bias as known while planning; filter may be NULL);

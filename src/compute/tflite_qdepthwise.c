@@ -261,7 +261,7 @@ static void pixel16_any(const dw_job *job, const uint8_t *const *taps, int64_t n
 }
 
 #if defined(__aarch64__)
-/* The 3 x 3 int8 path (aarch64; armv7 below) (weights in [-127, 127], every rescale a
+/* The 3 x 3 int8 path of aarch64 (armv7's below; weights in [-127, 127], every rescale a
  * right shift, the bias known): one output pixel's blocks of 16 channels
  * in assembly, each block's weights and epilogue values read from its
  * packed block (BLOCK_BYTES: 9 taps x 16 weights, then 16 column terms,
