@@ -252,14 +252,13 @@ typedef struct tile_walk {
     int32_t lda, ldc;
     const uint8_t *panel;
     int32_t blocks;
-    int32_t row_step; /* bytes from one row term to the next: 4, or 0 for a zero read again */
-    int32_t mode;     /* 0: codes; 1: codes, some column shifts left; 2: int32 sums */
-    int32_t unused[2];
+    int32_t mode; /* the rare steps: 1 some column shifts left, 2 int32 sums, 4 row terms */
+    int32_t unused[3];
     int32_t col_term[4], mantissa[4], right[4], left[4];
     int16_t zero;
     int8_t lo, hi; /* codes of the output's type */
 } tile_walk;
-_Static_assert(offsetof(tile_walk, row_step) == 16 && offsetof(tile_walk, mode) == 20 &&
+_Static_assert(offsetof(tile_walk, mode) == 16 &&
                    offsetof(tile_walk, col_term) == 32 && offsetof(tile_walk, mantissa) == 48 &&
                    offsetof(tile_walk, right) == 64 && offsetof(tile_walk, left) == 80 &&
                    offsetof(tile_walk, zero) == 96 && offsetof(tile_walk, lo) == 98 && offsetof(tile_walk, hi) == 99,
@@ -267,8 +266,8 @@ _Static_assert(offsetof(tile_walk, row_step) == 16 && offsetof(tile_walk, mode) 
 
 /* `tiles` tiles of 2 x 4: per tile the loop over the blocks (the first
  * starts the accumulators), the row sums, then the epilogue in one straight
- * run (a missing row term reads a zero; the rare left shift and int32 sums
- * are jumped to), so that the out-of-order A72 overlaps it with the next
+ * run (the rare row terms, left shift and int32 sums are jumped to), so
+ * that the out-of-order A72 overlaps it with the next
  * tile's loop: the zero-point and bias terms, vqrdmulh, negatives less one
  * where the column shifts right (vsra of the sign of vqrdmulh's input,
  * masked by the shift's: its output has that sign or is 0, and 0 less one
@@ -281,10 +280,9 @@ _Static_assert(offsetof(tile_walk, row_step) == 16 && offsetof(tile_walk, mode) 
     static void NAME(const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
                      const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles) \
     { \
-        static const int32_t no_row_term; \
-        tile_walk w = {(int32_t)lda, (int32_t)ldc, panel, (int32_t)blocks, row_term ? 4 : 0, \
-                       e->sums ? 2 : e->shift_left ? 1 : 0, {0}, {0}, {0}, {0}, {0}, (int16_t)e->zero, \
-                       (int8_t)e->lo, (int8_t)e->hi}; \
+        tile_walk w = {(int32_t)lda, (int32_t)ldc, panel, (int32_t)blocks, \
+                       (row_term ? 4 : 0) | (e->sums ? 2 : e->shift_left ? 1 : 0), {0}, {0}, {0}, {0}, {0}, \
+                       (int16_t)e->zero, (int8_t)e->lo, (int8_t)e->hi}; \
         memcpy(w.col_term, e->col_term, sizeof w.col_term); \
         if (!e->sums) { \
             memcpy(w.mantissa, e->mantissa, sizeof w.mantissa); \
@@ -293,12 +291,9 @@ _Static_assert(offsetof(tile_walk, row_step) == 16 && offsetof(tile_walk, mode) 
         } \
         const uint8_t *a0, *a1, *b; \
         int32_t n, t; \
-        if (!row_term) \
-            row_term = &no_row_term; \
         __asm__ volatile("0:\n" \
                          "ldr %[t], [%[w]]\n" "mov %[a0], %[a]\n" "add %[a1], %[a], %[t]\n" \
                          "add %[a], %[a1], %[t]\n" "ldr %[b], [%[w], #8]\n" "ldr %[n], [%[w], #12]\n" \
-                         "ldr %[t], [%[w], #16]\n" \
                          LOAD_BLOCK \
                          BLOCK("vpaddl", S) \
                          "beq 2f\n" \
@@ -309,14 +304,12 @@ _Static_assert(offsetof(tile_walk, row_step) == 16 && offsetof(tile_walk, mode) 
                          "2:\n" \
                          "add %[n], %[w], #32\n" \
                          "vld1.32 {d4-d5}, [%[n]]!\n" \
-                         "vld1.32 {d6[], d7[]}, [%[row_term]], %[t]\n" "vld1.32 {d8[], d9[]}, [%[row_term]], %[t]\n" \
                          "vld1.32 {d10-d11}, [%[n]]!\n" \
                          ROW_SUMS(0, 1, 16, 17, 18, 19, 20, 21, 22, 23) \
                          ROW_SUMS(2, 3, 24, 25, 26, 27, 28, 29, 30, 31) \
                          "vadd.i32 q0, q0, q2\n" "vadd.i32 q1, q1, q2\n" \
                          "vld1.32 {d12-d13}, [%[n]]!\n" \
-                         "vadd.i32 q0, q0, q3\n" "vadd.i32 q1, q1, q4\n" \
-                         "ldr %[t], [%[w], #20]\n" "cmp %[t], #0\n" "bne 5f\n" \
+                         "ldr %[t], [%[w], #16]\n" "cmp %[t], #0\n" "bne 5f\n" \
                          "6:\n" \
                          "vand q3, q0, q6\n" "vand q4, q1, q6\n" \
                          "vqrdmulh.s32 q0, q0, q5\n" "vqrdmulh.s32 q1, q1, q5\n" \
@@ -334,9 +327,14 @@ _Static_assert(offsetof(tile_walk, row_step) == 16 && offsetof(tile_walk, mode) 
                          "subs %[tiles], %[tiles], #1\n" \
                          "bne 0b\n" \
                          "b 9f\n" \
-                         /* the left shift (vshl by 0 in columns without) */ \
+                         /* the row terms, then the int32 sums or the left shift (vshl by 0 in columns without) */ \
                          "5:\n" \
-                         "cmp %[t], #2\n" "beq 7f\n" \
+                         "tst %[t], #4\n" "beq 4f\n" \
+                         "vld1.32 {d6[], d7[]}, [%[row_term]]!\n" "vld1.32 {d8[], d9[]}, [%[row_term]]!\n" \
+                         "vadd.i32 q0, q0, q3\n" "vadd.i32 q1, q1, q4\n" \
+                         "4:\n" \
+                         "tst %[t], #2\n" "bne 7f\n" \
+                         "tst %[t], #1\n" "beq 6b\n" \
                          "vld1.32 {d14-d15}, [%[n]]\n" \
                          "vshl.s32 q0, q0, q7\n" "vshl.s32 q1, q1, q7\n" \
                          "b 6b\n" \
