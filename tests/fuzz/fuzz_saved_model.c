@@ -1,5 +1,5 @@
 /* fuzz_saved_model.c - libFuzzer target for the SavedModel and MetaGraphDef
- * readers (src/graph/meta_graph.c, model_info.c, variable_binding.c,
+ * readers (src/model/meta_graph.c, meta_graph_info.c, variable_binding.c,
  * model_load.c): the input is written, by its length modulo 4, as a
  * SavedModel's saved_model.pb loaded with the default tags and signature
  * (0) or with others (1), as a .meta file (2), each beside a valid
