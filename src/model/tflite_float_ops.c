@@ -545,10 +545,11 @@ static const struct {
     {110, "Rank", NULL},
 };
 
-/* Operators that only move elements (none computes with a value): on
- * quantized tensors that all share one scale and zero point, the TF op
- * moving the codes gives what TFLite gives. */
-static bool moves_codes(int32_t builtin)
+/* Operators that only move elements (none computes with a value), or
+ * compare them: on quantized tensors that all share one scale and zero
+ * point, the TF op on the codes gives what TFLite gives (TFLite's
+ * comparisons rescale both sides alike, exactly: 128 x (code + offset)). */
+static bool codes_suffice(int32_t builtin)
 {
     static const int32_t moving[] = {22 /* RESHAPE */, 43 /* SQUEEZE */, 70 /* EXPAND_DIMS */, 39 /* TRANSPOSE */,
                                      36 /* GATHER */, 107 /* GATHER_ND */, 45 /* STRIDED_SLICE */, 65 /* SLICE */,
@@ -556,7 +557,8 @@ static bool moves_codes(int32_t builtin)
                                      26 /* SPACE_TO_DEPTH */, 5 /* DEPTH_TO_SPACE */, 69 /* TILE */,
                                      105 /* REVERSE_V2 */, 7 /* EMBEDDING_LOOKUP */, 130 /* BROADCAST_TO */,
                                      100 /* MIRROR_PAD */, 37 /* BATCH_TO_SPACE_ND */, 64 /* SELECT */,
-                                     123 /* SELECT_V2 */};
+                                     123 /* SELECT_V2 */, 71 /* EQUAL */, 72 /* NOT_EQUAL */, 58 /* LESS */,
+                                     63 /* LESS_EQUAL */, 61 /* GREATER */, 62 /* GREATER_EQUAL */};
     for (size_t i = 0; i < sizeof moving / sizeof moving[0]; i++)
         if (moving[i] == builtin)
             return true;
@@ -600,7 +602,7 @@ static bool tf_op_computes(const tp_tfl_op *o)
             return false;
         if (!tensor->quant.count || (k == 1 && hybrid_weights(o)) || reads_no_values(o->builtin))
             continue;
-        ok = moves_codes(o->builtin) && (!first || same_quant(first, &tensor->quant)) && tensor->quant.count == 1;
+        ok = codes_suffice(o->builtin) && (!first || same_quant(first, &tensor->quant)) && tensor->quant.count == 1;
         first = first ? first : &tensor->quant;
     }
     return ok;

@@ -1,8 +1,9 @@
 # test_tflite_builtins.sh - one-operator .tflite files of the builtins the
 # reader maps onto TensorFlow ops (EMBEDDING_LOOKUP, its hybrid form,
 # CUMSUM, REDUCE_ALL, ONE_HOT, REVERSE_SEQUENCE, BROADCAST_ARGS,
-# RELU_0_TO_1, quantized BROADCAST_TO, MIRROR_PAD, SELECT_V2,
-# BATCH_TO_SPACE_ND, SHAPE, RANK, and the HASHTABLE operators with the
+# RELU_0_TO_1, quantized BROADCAST_TO, MIRROR_PAD, SELECT_V2, comparisons,
+# BATCH_TO_SPACE_ND, SHAPE, RANK, int8 REDUCE_MIN, MATRIX_DIAG,
+# MATRIX_SET_DIAG, and the HASHTABLE operators with the
 # CALL_ONCE that fills a table; tests/cli/tflite_builtins.py writes them)
 # through run_graph, against numpy: integer and bool outputs exactly, float
 # outputs within 1e-6 relative.

@@ -124,6 +124,19 @@ def quantized_moves():
         c.m.op(89, [c.input("x", codes, q), c.const("axis", np.array([2, -3], np.int32))],
                [c.output("y", codes.min(axis=(0, 2), keepdims=bool(keep)), q)], 27, {0: ("bool", keep)})
         yield c
+    # comparisons of tensors quantized alike: TFLite rescales both sides to 128 x (code - zero point)
+    a = rng.integers(-128, 128, (3, 4)).astype(np.int8)
+    b = np.where(rng.integers(0, 2, (3, 4)) > 0, a, rng.integers(-128, 128, (3, 4))).astype(np.int8)
+    for code, name, fn in ((58, "less", np.less), (63, "less_equal", np.less_equal), (71, "equal", np.equal),
+                           (62, "greater_equal", np.greater_equal)):
+        c = Case(name + "_int8")
+        c.m.op(code, [c.input("a", a, q), c.input("b", b, q)], [c.output("y", fn(a, b))])
+        yield c
+    ua, ub = a.view(np.uint8), b.view(np.uint8)
+    c = Case("not_equal_uint8")
+    c.m.op(72, [c.input("a", ua, ([0.1], [128], 0)), c.input("b", ub, ([0.1], [128], 0))],
+           [c.output("y", ua != ub)])
+    yield c
     c = Case("shape_rank_int8")
     x = c.input("x", v, q)
     c.m.op(SHAPE, [x], [c.output("shape", np.array(v.shape, np.int32))])
