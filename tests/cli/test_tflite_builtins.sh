@@ -1,5 +1,5 @@
-# test_tflite_builtins.sh - one-operator .tflite files of the builtins the
-# reader maps onto TensorFlow ops (EMBEDDING_LOOKUP, its hybrid form,
+# test_tflite_builtins.sh - one-operator .tflite files of the builtins
+# added to the reader and kernels (EMBEDDING_LOOKUP, its hybrid form,
 # CUMSUM, REDUCE_ALL, ONE_HOT, REVERSE_SEQUENCE, BROADCAST_ARGS,
 # RELU_0_TO_1, quantized BROADCAST_TO, MIRROR_PAD, SELECT_V2, comparisons,
 # BATCH_TO_SPACE_ND, SHAPE, RANK, int8 REDUCE_MIN, MATRIX_DIAG,
