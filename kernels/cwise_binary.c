@@ -157,7 +157,8 @@ DEFINE_LOOPS(minimum_double, double, double, x < y || y != y ? x : y)
     DEFINE_LOOPS(name##_double, double, uint8_t, expr) \
     DEFINE_LOOPS(name##_int32, int32_t, uint8_t, expr) \
     DEFINE_LOOPS(name##_int64, int64_t, uint8_t, expr) \
-    DEFINE_LOOPS(name##_uint8, uint8_t, uint8_t, expr)
+    DEFINE_LOOPS(name##_uint8, uint8_t, uint8_t, expr) \
+    DEFINE_LOOPS(name##_int8, int8_t, uint8_t, expr)
 COMPARISONS(DEFINE_COMPARISON)
 
 /* Bool bytes other than 0 and 1 (from a feed) count as true. */
@@ -177,7 +178,8 @@ DEFINE_LOOPS(logical_or, uint8_t, uint8_t, x || y)
     {op, TFPI_DOUBLE, TFPI_BOOL, LOOPS(name##_double), CHECK_NONE}, \
     {op, TFPI_INT32, TFPI_BOOL, LOOPS(name##_int32), CHECK_NONE}, \
     {op, TFPI_INT64, TFPI_BOOL, LOOPS(name##_int64), CHECK_NONE}, \
-    {op, TFPI_UINT8, TFPI_BOOL, LOOPS(name##_uint8), CHECK_NONE}
+    {op, TFPI_UINT8, TFPI_BOOL, LOOPS(name##_uint8), CHECK_NONE}, \
+    {op, TFPI_INT8, TFPI_BOOL, LOOPS(name##_int8), CHECK_NONE}
 
 static const binary_kernel binary_kernels[] = {
     ARITHMETIC_ROWS("Add", add, CHECK_NONE),

@@ -6,7 +6,9 @@
  * src/graph/table_init.c, so the first run fills it) and LookupTableImportV2
  * replaces what it holds; LookupTableFindV2 maps keys (int32, int64 or
  * strings) to scalar values, a missing key giving default_value;
- * LookupTableSizeV2 counts the keys. MutableHashTableV2 starts empty (a
+ * LookupTableSizeV2 counts the keys. TFLite's HASHTABLE_IMPORT fills a
+ * table once too, but keeps the first value of a key given twice (TFLite's
+ * rule; TensorFlow refuses two values). MutableHashTableV2 starts empty (a
  * lookup gives the default) and LookupTableInsertV2 adds keys or replaces
  * their values (one key twice in one insert, with two values, is refused); a TF2 SavedModel fills one from its checkpoint in its
  * restore function (RestoreV2, then LookupTableImportV2), which its
@@ -43,7 +45,7 @@ static tfpi_code mutable_table_prepare(tp_op_ctx *ctx)
     tp_tensor_set_shape(&keys, key, 1, &none);
     tp_tensor_set_shape(&values, value, 1, &none);
     keys.data = values.data = &none;
-    return tp_resource_table_fill(ctx->variables, t, &keys, &values, ctx->status);
+    return tp_resource_table_fill(ctx->variables, t, &keys, &values, false, ctx->status);
 }
 
 static tfpi_code nothing_to_run(tp_op_ctx *ctx)
@@ -95,7 +97,19 @@ static tfpi_code fill_run(tp_op_ctx *ctx)
         return code;
     if (t->value.dtype && strcmp(ctx->def->op, "InitializeTableV2") == 0)
         return TFPI_OK; /* initialised already, by an earlier run */
-    return tp_resource_table_fill(ctx->variables, t, ctx->inputs[1], ctx->inputs[2], ctx->status);
+    return tp_resource_table_fill(ctx->variables, t, ctx->inputs[1], ctx->inputs[2], false, ctx->status);
+}
+
+/* TFLite's HASHTABLE_IMPORT: fills the table once (later imports are
+ * skipped, as TFLite skips them), a key given twice keeping its first
+ * value. */
+static tfpi_code import_run(tp_op_ctx *ctx)
+{
+    tp_resource_var *t = NULL;
+    tfpi_code code = get_table(ctx, -1, &t);
+    if (code != TFPI_OK || t->value.dtype)
+        return code;
+    return tp_resource_table_fill(ctx->variables, t, ctx->inputs[1], ctx->inputs[2], true, ctx->status);
 }
 
 /* LookupTableInsertV2: the new keys and values, then the table's others
@@ -143,7 +157,7 @@ static tfpi_code insert_run(tp_op_ctx *ctx)
         at++;
     }
     free(replaced);
-    code = tp_resource_table_fill(ctx->variables, t, &k, &v, ctx->status);
+    code = tp_resource_table_fill(ctx->variables, t, &k, &v, false, ctx->status);
     /* the elements are borrowed (the fill copied them): free the arrays only */
     free(k.data);
     free(v.data);
@@ -214,6 +228,7 @@ const tp_kernel tp_kernels_lookup_table[] = {
     TP_KERNEL("LookupTableInsertV2", fill_prepare, insert_run, NULL, WRITES),
     TP_KERNEL("InitializeTableV2", fill_prepare, fill_run, NULL, WRITES),
     TP_KERNEL("LookupTableImportV2", fill_prepare, fill_run, NULL, WRITES),
+    TP_KERNEL("HASHTABLE_IMPORT", fill_prepare, import_run, NULL, WRITES | TP_TFLITE_OP),
     TP_KERNEL("LookupTableFindV2", find_prepare, find_run, NULL, READS),
     TP_KERNEL("LookupTableSizeV2", size_prepare, size_run, NULL, READS),
     TP_KERNELS_END,

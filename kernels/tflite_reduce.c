@@ -1,4 +1,4 @@
-/* tflite_reduce.c - TensorFlow Lite's MEAN, SUM and REDUCE_MAX on uint8 and
+/* tflite_reduce.c - TensorFlow Lite's MEAN, SUM, REDUCE_MAX and REDUCE_MIN on uint8 and
  * int8 tensors, over the axes of input 1 (int32 or int64, known while
  * planning; negative axes count from the end, repeats are ignored),
  * keep_dims as the schema's option. The rules of tflite-micro's
@@ -10,7 +10,8 @@
  *    its mantissa shifted left by s = min(floor(log2 count), 32, 31 +
  *    shift) and divided by the count (truncating), its shift less s;
  *  - plus the output zero point, clamped to the type's codes;
- *  - REDUCE_MAX: the largest code (input and output share a quantization).
+ *  - REDUCE_MAX / REDUCE_MIN: the largest / smallest code (input and output
+ *    share a quantization).
  * An empty reduction gives code 0, as TFLite's does.
  * ARG_MAX / ARG_MIN (uint8, int8 or float32 input; int32 or int64 output
  * as "T" says) give the index of the first largest / smallest value along
@@ -20,7 +21,7 @@
 #include "compute/tflite_node.h"
 #include "kernel/array_kernel_util.h"
 
-typedef enum reduce_kind { REDUCE_MEAN, REDUCE_SUM, REDUCE_MAX } reduce_kind;
+typedef enum reduce_kind { REDUCE_MEAN, REDUCE_SUM, REDUCE_MAX, REDUCE_MIN } reduce_kind;
 
 typedef struct reduce_state {
     reduce_kind kind;
@@ -95,7 +96,7 @@ static tfpi_code reduce_prepare(tp_op_ctx *ctx, reduce_kind kind)
     if ((code = tp_expect_within_budget(ctx, s->outputs, sizeof(int32_t), "sums")) != TFPI_OK)
         return code;
     s->in_zero = qin.zero_point, s->out_zero = qout.zero_point, s->qmin = qout.qmin, s->qmax = qout.qmax;
-    if (kind == REDUCE_MAX) {
+    if (kind == REDUCE_MAX || kind == REDUCE_MIN) {
         if (qin.scale != qout.scale || qin.zero_point != qout.zero_point)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input and output must share one quantization");
         return TFPI_OK;
@@ -111,6 +112,7 @@ static tfpi_code reduce_prepare(tp_op_ctx *ctx, reduce_kind kind)
 static tfpi_code mean_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_MEAN); }
 static tfpi_code sum_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_SUM); }
 static tfpi_code max_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_MAX); }
+static tfpi_code min_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_MIN); }
 
 static tfpi_code reduce_run(tp_op_ctx *ctx)
 {
@@ -121,13 +123,16 @@ static tfpi_code reduce_run(tp_op_ctx *ctx)
     if (!acc)
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
     for (int64_t o = 0; o < s->outputs; o++)
-        acc[o] = s->kind == REDUCE_MAX ? INT32_MIN : 0;
+        acc[o] = s->kind == REDUCE_MAX ? INT32_MIN : s->kind == REDUCE_MIN ? INT32_MAX : 0;
     /* walk the input in order, carrying the output index */
     int64_t index[TFPI_MAX_DIMS] = {0}, o = 0;
     const int64_t n = tp_num_elements(ctx->inputs[0]);
     for (int64_t i = 0; i < n; i++) {
         const int32_t v = s->is_signed ? (int8_t)in[i] : in[i];
-        acc[o] = s->kind == REDUCE_MAX ? (v > acc[o] ? v : acc[o]) : (int32_t)((uint32_t)acc[o] + (uint32_t)v);
+        if (s->kind == REDUCE_MAX || s->kind == REDUCE_MIN)
+            acc[o] = (s->kind == REDUCE_MAX) == (v > acc[o]) ? v : acc[o];
+        else
+            acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)v);
         for (int d = s->rank - 1; d >= 0; d--) {
             o += s->out_stride[d];
             if (++index[d] < s->in_dims[d])
@@ -138,7 +143,7 @@ static tfpi_code reduce_run(tp_op_ctx *ctx)
     }
     for (int64_t k = 0; k < s->outputs; k++) {
         int32_t v = 0;
-        if (s->count > 0 && s->kind == REDUCE_MAX) {
+        if (s->count > 0 && (s->kind == REDUCE_MAX || s->kind == REDUCE_MIN)) {
             v = acc[k];
         } else if (s->count > 0) {
             const int32_t shifted = (int32_t)((uint32_t)acc[k] - (uint32_t)s->in_zero * (uint32_t)s->count);
@@ -234,6 +239,7 @@ const tp_kernel tp_kernels_tflite_reduce[] = {
     TP_KERNEL("MEAN", mean_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("SUM", sum_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("REDUCE_MAX", max_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
+    TP_KERNEL("REDUCE_MIN", min_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("ARG_MAX", arg_max_prepare, arg_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("ARG_MIN", arg_min_prepare, arg_run, reduce_release, TP_TFLITE_OP),
     TP_KERNELS_END,

@@ -9,8 +9,15 @@
  *    so does an operator that only moves elements (RESHAPE, SQUEEZE,
  *    EXPAND_DIMS, TRANSPOSE, GATHER, GATHER_ND, STRIDED_SLICE, SLICE, PACK,
  *    UNPACK, SPLIT, SPLIT_V, SPACE_TO_DEPTH, DEPTH_TO_SPACE, TILE,
- *    REVERSE_V2) on quantized tensors that share one scale and zero point:
- *    the TF op moves the codes as TFLite does.
+ *    REVERSE_V2, EMBEDDING_LOOKUP, BROADCAST_TO, MIRROR_PAD,
+ *    BATCH_TO_SPACE_ND, SELECT, SELECT_V2), or compares them (EQUAL,
+ *    NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL), on quantized
+ *    tensors that share one scale and zero point: the TF op on the codes
+ *    gives what TFLite gives; and SHAPE and RANK of any tensor.
+ *  - The HASHTABLE operators become TF's lookup-table nodes, but for
+ *    HASHTABLE_IMPORT (TFLite's rule for a key given twice); a subgraph's
+ *    table operators wait, through control inputs, for the CALL_ONCE and
+ *    HASHTABLE_IMPORT operators before them (model/tflite_hashtable.c).
  *  - Every other operator (each one on quantized tensors, and those
  *    TensorFlow has no op for) becomes ONE node whose op is the builtin's
  *    name in TFLite's schema ("CONV_2D", "DEPTHWISE_CONV_2D", "ADD",

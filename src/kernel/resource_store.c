@@ -173,7 +173,7 @@ static const char *key_text(const tfpi_tensor *keys, int64_t i, char *buf, size_
 }
 
 tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, const tfpi_tensor *keys,
-                                 const tfpi_tensor *values, tfpi_status *status)
+                                 const tfpi_tensor *values, bool first_wins, tfpi_status *status)
 {
     int64_t n = tp_num_elements(keys);
     int64_t *order = malloc(sizeof *order * (size_t)(n + 1));
@@ -187,7 +187,7 @@ tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, co
     for (int64_t i = 0; i < n; i++) {
         if (kept == 0 || compare_elements(keys, order[kept - 1], keys, order[i]) != 0)
             order[kept++] = order[i];
-        else if (!same_value(values, order[kept - 1], order[i])) { /* TensorFlow's HashTable refuses this */
+        else if (!first_wins && !same_value(values, order[kept - 1], order[i])) { /* TensorFlow's HashTable refuses this */
             tfpi_status_set(status, TFPI_INVALID_ARGUMENT, "table '%s' is given two different values for key %s",
                             tp_resource_var_name(t, name, sizeof name), key_text(keys, order[i], key, sizeof key));
             free(order);

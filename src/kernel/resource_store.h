@@ -54,9 +54,11 @@ tfpi_code tp_resource_var_bind(tp_resource_store *vars, tp_resource_var *v, cons
  * place. */
 tfpi_code tp_resource_var_own(tp_resource_store *vars, tp_resource_var *v, tfpi_status *status);
 /* Fills table t with keys and values (copies; keys sorted, values in their
- * order); a key given twice keeps its first value. Within the budget. */
+ * order). A key given twice with two values is refused, as TensorFlow's
+ * HashTable refuses it, or with first_wins keeps its first value (TFLite's
+ * tables); given twice with one value, it is kept once. Within the budget. */
 tfpi_code tp_resource_table_fill(tp_resource_store *vars, tp_resource_var *t, const tfpi_tensor *keys,
-                                 const tfpi_tensor *values, tfpi_status *status);
+                                 const tfpi_tensor *values, bool first_wins, tfpi_status *status);
 /* Index in t's keys of element i of `query` (same dtype), or -1. */
 int64_t tp_resource_table_find(const tp_resource_var *t, const tfpi_tensor *query, int64_t i);
 struct tp_op_ctx;

@@ -6,9 +6,11 @@
  * fuses back into the convolution; FULLY_CONNECTED a Reshape to [-1, in] +
  * MatMul(transpose_b) + BiasAdd; DEPTHWISE_CONV_2D reshapes its filter
  * [1, H, W, C*M] to [H, W, C, M] (the same bytes). The int8 weights of
- * hybrid models are dequantized first (folded once). An operator with a
+ * hybrid models are dequantized first (folded once), and so is the int8
+ * table of a hybrid EMBEDDING_LOOKUP (a GatherV2). An operator with a
  * quantized tensor, or options TensorFlow's op lacks, is left to its
  * builtin node (tflite_graph.c). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/node_def.h"
@@ -360,6 +362,58 @@ static bool gather(tp_tfl_op *o)
            attr(o, def, "batch_dims", tp_attr_new_int(option(o, "batch_dims")));
 }
 
+/* EMBEDDING_LOOKUP (ids [n] int32, table [rows, ...]): the rows at ids,
+ * as GatherV2 on axis 0. TFLite's hybrid form (an int8 table, a float
+ * output) multiplies each code by its scale (one, or one per row) and
+ * ignores the zero point: a DEQUANTIZE of the table with zero points 0,
+ * folded once, then the gather. */
+static bool hybrid_weights(const tp_tfl_op *o);
+
+static bool embedding_lookup(tp_tfl_op *o)
+{
+    const tp_tfl_tensor *ids = in_tensor(o, 0), *table = in_tensor(o, 1);
+    if (o->op->num_inputs != 2 || ids->ndims != 1 || ids->dtype != TFPI_INT32 || table->ndims < 2) {
+        tp_tfl_op_fail(o, TFPI_INVALID_ARGUMENT, "takes ids of rank 1 (int32) and a table of rank >= 2, not %s of "
+                       "rank %d and a table of rank %d", tfpi_dtype_name(ids->dtype), ids->ndims, table->ndims);
+        return false;
+    }
+    const char *in[3] = {0};
+    int32_t axis = 0;
+    if (!inputs_of(o, in, 2))
+        return false;
+    const char *values = in[1];
+    if (table->dtype != out_tensor(o, 0)->dtype) {
+        if (!hybrid_weights(o)) {
+            tp_tfl_op_fail(o, TFPI_UNIMPLEMENTED, "its table is %s and its output %s (TFLite takes one type, or an "
+                           "int8 table and a float output)", tfpi_dtype_name(table->dtype),
+                           tfpi_dtype_name(out_tensor(o, 0)->dtype));
+            return false;
+        }
+        int64_t zero = 0;
+        int64_t *zero_points = table->quant.count > 1 ? calloc((size_t)table->quant.count, sizeof *zero_points) : &zero;
+        tp_tfl_quant_params symmetric = table->quant;
+        symmetric.zero_point = zero_points;
+        const char *node = zero_points ? tp_tfl_fresh_name(o->x, o->name, "table_dequantized") : NULL;
+        Tfpi__NodeDef *def = node ? tp_tfl_emit(o->x, node, "DEQUANTIZE", &values, 1) : NULL;
+        bool ok = attr(o, def, "T", tp_attr_new_type(TFPI_FLOAT)) && attr(o, def, "builtin_code", tp_attr_new_int(6)) &&
+                  tp_tfl_quant_attrs(o->x, def, "in", 0, &symmetric);
+        if (zero_points != &zero)
+            free(zero_points);
+        if (!ok)
+            return false;
+        values = def->name;
+    }
+    in[0] = values;
+    in[1] = tp_tfl_input(o->x, o->op->inputs[0]);
+    if (!(in[2] = tp_tfl_const_i32(o->x, o->name, "axis", &axis, 1, true)))
+        return false;
+    chain c = {o, 1, NULL};
+    Tfpi__NodeDef *def = step(&c, "GatherV2", "GatherV2", in, 3, 0);
+    return attr(o, def, "Tparams", tp_attr_new_type(out_tensor(o, 0)->dtype)) &&
+           attr(o, def, "Tindices", tp_attr_new_type(TFPI_INT32)) && attr(o, def, "Taxis", tp_attr_new_type(TFPI_INT32)) &&
+           attr(o, def, "batch_dims", tp_attr_new_int(0));
+}
+
 static bool pack(tp_tfl_op *o)
 {
     Tfpi__NodeDef *def = same_inputs(o, "Pack", 0, NULL);
@@ -423,6 +477,38 @@ static bool batch_matmul(tp_tfl_op *o)
            attr(o, def, "adj_y", tp_attr_new_bool(option(o, "adj_y") != 0));
 }
 
+static bool cumsum(tp_tfl_op *o)
+{
+    Tfpi__NodeDef *def = same_inputs(o, "Cumsum", 0, "Tidx");
+    return attr(o, def, "exclusive", tp_attr_new_bool(option(o, "exclusive") != 0)) &&
+           attr(o, def, "reverse", tp_attr_new_bool(option(o, "reverse") != 0));
+}
+
+/* ONE_HOT (indices, depth, on_value, off_value): T from on_value. */
+static bool one_hot(tp_tfl_op *o)
+{
+    Tfpi__NodeDef *def = same_inputs(o, "OneHot", 2, NULL);
+    return attr(o, def, "TI", tp_attr_new_type(in_tensor(o, 0)->dtype)) &&
+           attr(o, def, "axis", tp_attr_new_int(option(o, "axis")));
+}
+
+static bool reverse_sequence(tp_tfl_op *o)
+{
+    Tfpi__NodeDef *def = same_inputs(o, "ReverseSequence", 0, "Tlen");
+    return attr(o, def, "seq_dim", tp_attr_new_int(option(o, "seq_dim"))) &&
+           attr(o, def, "batch_dim", tp_attr_new_int(option(o, "batch_dim")));
+}
+
+/* RELU_0_TO_1: the input clipped to [0, 1]. */
+static bool relu_0_to_1(tp_tfl_op *o)
+{
+    const char *in[1] = {0};
+    const char *lo = inputs_of(o, in, 1) ? tp_tfl_const_f32(o->x, o->name, "min", 0.0f) : NULL;
+    const char *hi = lo ? tp_tfl_const_f32(o->x, o->name, "max", 1.0f) : NULL;
+    chain c = {o, 1, NULL};
+    return hi && step(&c, "ClipByValue", "ClipByValue", (const char *[]){in[0], lo, hi}, 3, TFPI_FLOAT);
+}
+
 /* SqueezeOptions.squeeze_dims as a list attribute. */
 static Tfpi__AttrValue *squeeze_dims(const tp_tfl_op *o)
 {
@@ -459,21 +545,28 @@ static const struct {
     {110, "Rank", NULL},
 };
 
-/* Operators that only move elements (none computes with a value): on
- * quantized tensors that all share one scale and zero point, the TF op
- * moving the codes gives what TFLite gives. */
-static bool moves_codes(int32_t builtin)
+/* Operators that only move elements (none computes with a value), or
+ * compare them: on quantized tensors that all share one scale and zero
+ * point, the TF op on the codes gives what TFLite gives (TFLite's
+ * comparisons rescale both sides alike, exactly: 128 x (code + offset)). */
+static bool codes_suffice(int32_t builtin)
 {
     static const int32_t moving[] = {22 /* RESHAPE */, 43 /* SQUEEZE */, 70 /* EXPAND_DIMS */, 39 /* TRANSPOSE */,
                                      36 /* GATHER */, 107 /* GATHER_ND */, 45 /* STRIDED_SLICE */, 65 /* SLICE */,
                                      83 /* PACK */, 88 /* UNPACK */, 49 /* SPLIT */, 102 /* SPLIT_V */,
                                      26 /* SPACE_TO_DEPTH */, 5 /* DEPTH_TO_SPACE */, 69 /* TILE */,
-                                     105 /* REVERSE_V2 */};
+                                     105 /* REVERSE_V2 */, 7 /* EMBEDDING_LOOKUP */, 130 /* BROADCAST_TO */,
+                                     100 /* MIRROR_PAD */, 37 /* BATCH_TO_SPACE_ND */, 64 /* SELECT */,
+                                     123 /* SELECT_V2 */, 71 /* EQUAL */, 72 /* NOT_EQUAL */, 58 /* LESS */,
+                                     63 /* LESS_EQUAL */, 61 /* GREATER */, 62 /* GREATER_EQUAL */};
     for (size_t i = 0; i < sizeof moving / sizeof moving[0]; i++)
         if (moving[i] == builtin)
             return true;
     return false;
 }
+
+/* Operators that read only their input's shape (SHAPE, RANK). */
+static bool reads_no_values(int32_t builtin) { return builtin == 77 || builtin == 110; }
 
 static bool same_quant(const tp_tfl_quant_params *a, const tp_tfl_quant_params *b)
 {
@@ -482,10 +575,14 @@ static bool same_quant(const tp_tfl_quant_params *a, const tp_tfl_quant_params *
 
 /* Whether a TF op can compute o: no tensor quantized, or (an op that moves
  * codes) every quantized tensor quantized alike; every type one tfpi holds. */
-/* A convolution or fully connected layer of a hybrid model: float, but
- * for its int8 weights (float_weights dequantizes them). */
+/* A convolution, fully connected layer or embedding lookup of a hybrid
+ * model: float, but for its int8 weights (float_weights and
+ * embedding_lookup dequantize them). */
 static bool hybrid_weights(const tp_tfl_op *o)
 {
+    if (o->builtin == 7) /* EMBEDDING_LOOKUP: an int8 table, a float output */
+        return in_tensor(o, 1)->dtype == TFPI_INT8 && in_tensor(o, 1)->quant.count > 0 && o->op->num_outputs == 1 &&
+               out_tensor(o, 0)->dtype == TFPI_FLOAT;
     return (o->builtin == 3 || o->builtin == 4 || o->builtin == 9) && float_or_hybrid(o) &&
            in_tensor(o, 1)->dtype == TFPI_INT8;
 }
@@ -503,9 +600,9 @@ static bool tf_op_computes(const tp_tfl_op *o)
         const tp_tfl_tensor *tensor = input ? in_tensor(o, k) : out_tensor(o, k - op->num_inputs);
         if (!tensor->dtype)
             return false;
-        if (!tensor->quant.count || (k == 1 && hybrid_weights(o)))
+        if (!tensor->quant.count || (k == 1 && hybrid_weights(o)) || reads_no_values(o->builtin))
             continue;
-        ok = moves_codes(o->builtin) && (!first || same_quant(first, &tensor->quant)) && tensor->quant.count == 1;
+        ok = codes_suffice(o->builtin) && (!first || same_quant(first, &tensor->quant)) && tensor->quant.count == 1;
         first = first ? first : &tensor->quant;
     }
     return ok;
@@ -578,6 +675,13 @@ tfpi_code tp_tfl_float_op(tp_tfl_op *o, bool *handled)
     case 96: ok = attr(o, same_inputs(o, "Range", -1, NULL), "Tidx", tp_attr_new_type(in0)); break;
     case 126: ok = batch_matmul(o); break;
     case 43: ok = attr(o, same_inputs(o, "Squeeze", 0, NULL), "squeeze_dims", squeeze_dims(o)); break;
+    case 7: ok = embedding_lookup(o); break;
+    case 128: ok = cumsum(o); break;
+    case 140: ok = reduction(o, "All"); break;
+    case 85: ok = one_hot(o); break;
+    case 112: ok = reverse_sequence(o); break;
+    case 145: ok = same_inputs(o, "BroadcastArgs", 0, NULL) != NULL; break;
+    case 152: tried = in0 == TFPI_FLOAT && (ok = relu_0_to_1(o)); break;
     case 100:
         ok = attr(o, same_inputs(o, "MirrorPad", 0, "Tpaddings"), "mode",
                   tp_attr_new_string(option(o, "mode") ? "SYMMETRIC" : "REFLECT"));

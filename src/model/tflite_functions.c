@@ -198,6 +198,8 @@ static tfpi_code make_function(const tp_tfl_model *m, int s, Tfpi__FunctionDef *
     for (size_t i = 0; code == TFPI_OK && i < x.nodes.n; i++) {
         Tfpi__NodeDef *def = x.nodes.defs[i];
         for (size_t k = 0; code == TFPI_OK && k < def->n_input; k++) {
+            if (def->input[k][0] == '^')
+                continue; /* a control input: "^node" in a body too */
             char *ref = body_reference(def->input[k], &x.nodes, g->num_inputs);
             if (!ref)
                 code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
@@ -206,6 +208,25 @@ static tfpi_code make_function(const tp_tfl_model *m, int s, Tfpi__FunctionDef *
                 def->input[k] = ref;
             }
         }
+    }
+    /* Its effects (tables filled, CALL_ONCEs) are control outputs: what
+     * waits for a call of the body waits for them. */
+    if (code == TFPI_OK && x.num_effects &&
+        !(f->control_ret = calloc(x.num_effects, sizeof *f->control_ret)))
+        code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+    for (size_t i = 0; code == TFPI_OK && i < x.num_effects; i++) {
+        Tfpi__FunctionDef__ControlRetEntry *e = malloc(sizeof *e);
+        char *key = e ? strdup(x.effects[i]) : NULL, *value = key ? strdup(x.effects[i]) : NULL;
+        if (!value) {
+            free(key);
+            free(e);
+            code = tfpi_status_set(status, TFPI_OUT_OF_MEMORY, "%s: out of memory", source);
+            break;
+        }
+        tfpi__function_def__control_ret_entry__init(e);
+        e->key = key;
+        e->value = value;
+        f->control_ret[f->n_control_ret++] = e;
     }
     for (size_t i = 0; code == TFPI_OK && i < x.nodes.n; i++)
         f->node_def[f->n_node_def++] = x.nodes.defs[i];

@@ -12,7 +12,9 @@
 #include "graph/node_def.h"
 #include "model/flexbuffer.h"
 #include "model/tflite_functions.h"
+#include "model/tflite_hashtable.h"
 #include "model/tflite_options.h"
+#include "model/tflite_strings.h"
 
 static tfpi_code oom(tp_tfl_translator *x)
 {
@@ -244,7 +246,13 @@ static const char *no_value(tp_tfl_translator *x)
 static tfpi_code constant(tp_tfl_translator *x, int32_t t)
 {
     const tp_tfl_tensor *tensor = &x->g->tensors[t];
-    if (!tensor->dtype || tensor->dtype == TFPI_STRING)
+    if (tensor->dtype == TFPI_STRING && !tensor->sparse) {
+        const char *name = tensor_node_name(x, t);
+        if (!name)
+            return oom(x);
+        return tp_tfl_string_const(x, t, name) ? tp_tfl_set_output(x, t, name, 0) : x->status->code;
+    }
+    if (!tensor->dtype)
         return tfpi_status_set(x->status, TFPI_UNIMPLEMENTED, "%s: tensor %d ('%s'): constant %s tensors are not "
                                "supported", x->source, t, tensor->name, tp_tfl_type_name(tensor->type));
     if (tensor->sparse)
@@ -432,22 +440,58 @@ static tfpi_code builtin_node(tp_tfl_op *o)
     return TFPI_OK;
 }
 
-/* The node name of output 0's tensor, and the others' names "node:k". */
+bool tp_tfl_add_effect(tp_tfl_translator *x, const char *name)
+{
+    if (x->num_effects == x->cap_effects) {
+        size_t cap = x->cap_effects ? 2 * x->cap_effects : 8;
+        const char **grown = realloc(x->effects, cap * sizeof *grown);
+        if (!grown) {
+            oom(x);
+            return false;
+        }
+        x->effects = grown;
+        x->cap_effects = cap;
+    }
+    x->effects[x->num_effects++] = name;
+    return true;
+}
+
+bool tp_tfl_after_effects(tp_tfl_translator *x, Tfpi__NodeDef *def)
+{
+    for (size_t i = 0; i < x->num_effects; i++)
+        if (!tp_node_add_control(def, x->effects[i])) {
+            oom(x);
+            return false;
+        }
+    return true;
+}
+
+/* The node name of output 0's tensor, and the others' names "node:k"; an
+ * operator without outputs (CALL_ONCE, HASHTABLE_IMPORT) is named after
+ * its builtin, in lower case. */
 static tfpi_code translate_operator(tp_tfl_translator *x, int index)
 {
     const tp_tfl_operator *op = &x->g->operators[index];
     tp_tfl_op o = {x, op, index, x->m->codes[op->opcode].builtin, NULL};
-    if (op->num_outputs == 0)
+    bool effect = o.builtin == TP_TFL_OP_CALL_ONCE || o.builtin == TP_TFL_OP_HASHTABLE_IMPORT;
+    if (op->num_outputs == 0 && !effect)
         return tp_tfl_op_fail(&o, TFPI_INVALID_ARGUMENT, "the operator has no outputs");
     if (o.builtin == TP_TFL_OP_CUSTOM && strcmp(x->m->codes[op->opcode].custom, "edgetpu-custom-op") == 0)
         return tfpi_status_set(x->status, TFPI_UNIMPLEMENTED,
                                "%s: compiled for the Coral Edge TPU (edgetpu-custom-op), which only the Edge TPU runs: "
                                "use the CPU .tflite it was compiled from (the file given to edgetpu_compiler)",
                                x->source);
-    if (!(o.name = tensor_node_name(x, op->outputs[0])))
+    o.name = op->num_outputs ? tensor_node_name(x, op->outputs[0])
+                             : unique(x, o.builtin == TP_TFL_OP_CALL_ONCE ? "call_once" : "hashtable_import");
+    if (!o.name)
         return oom(x);
-    if (o.builtin == TP_TFL_OP_WHILE || o.builtin == TP_TFL_OP_IF || o.builtin == TP_TFL_OP_CALL_ONCE ||
-        o.builtin == TP_TFL_OP_CALL)
+    if (tp_tfl_is_table_op(o.builtin))
+        return tp_tfl_table_op(&o);
+    if (o.builtin == TP_TFL_OP_CALL_ONCE) {
+        tfpi_code code = tp_tfl_call_node(&o);
+        return code != TFPI_OK || tp_tfl_add_effect(x, o.name) ? code : x->status->code;
+    }
+    if (o.builtin == TP_TFL_OP_WHILE || o.builtin == TP_TFL_OP_IF || o.builtin == TP_TFL_OP_CALL)
         return tp_tfl_call_node(&o);
     bool handled = false;
     tfpi_code code = tp_tfl_float_op(&o, &handled);
@@ -519,6 +563,7 @@ void tp_tfl_translator_free(tp_tfl_translator *x)
         free(x->tensor_names[i]);
     free(x->tensor_names);
     free(x->reserved);
+    free(x->effects);
     for (size_t i = 0; i < x->num_names; i++)
         free(x->names[i]);
     free(x->names);

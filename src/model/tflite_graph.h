@@ -35,6 +35,8 @@ typedef struct tp_tfl_translator {
     char **names;
     size_t num_names, cap_names;
     bool no_value; /* the TFLiteNoValue node exists */
+    const char **effects; /* CALL_ONCE and HASHTABLE_IMPORT nodes so far, in order (names in `names`) */
+    size_t num_effects, cap_effects;
     const char *source;
     tfpi_status *status;
 } tp_tfl_translator;
@@ -81,6 +83,11 @@ const char *tp_tfl_const_i32(tp_tfl_translator *x, const char *base, const char 
 const char *tp_tfl_const_f32(tp_tfl_translator *x, const char *base, const char *suffix, float value);
 /* Output k of node `node` is tensor t. */
 tfpi_code tp_tfl_set_output(tp_tfl_translator *x, int32_t t, const char *node, int k);
+/* Records node `name` as an effect (a CALL_ONCE or HASHTABLE_IMPORT: what
+ * later table operators wait for); false (status set) if memory runs out. */
+bool tp_tfl_add_effect(tp_tfl_translator *x, const char *name);
+/* Control inputs on def from every effect recorded so far. */
+bool tp_tfl_after_effects(tp_tfl_translator *x, Tfpi__NodeDef *def);
 /* An error naming the operator. */
 tfpi_code tp_tfl_op_fail(const tp_tfl_op *o, tfpi_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

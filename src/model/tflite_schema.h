@@ -41,6 +41,7 @@ enum {
     TP_TFL_OP_IF = 118,
     TP_TFL_OP_WHILE = 119,
     TP_TFL_OP_CALL_ONCE = 129,
+    TP_TFL_OP_HASHTABLE_IMPORT = 138,
 };
 
 typedef struct tp_tfl_quant_params {

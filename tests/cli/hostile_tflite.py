@@ -217,6 +217,92 @@ def cases():
                      4, 0x24, 1])      # root: back 4 -> 8
     yield "flex_key_given_twice", custom(doubled), r"custom option 'a' is empty or given twice"
 
+    yield from embedding_lookups()
+    yield from hashtables()
+    m = tw.Model()
+    x, d, y = m.const("x", np.zeros((2, 3, 4), np.float32)), m.const("d", np.zeros((2, 4), np.float32)), m.tensor("y", [2, 3, 4])
+    m.outputs = [y]
+    m.op(115, [x, d], [y])
+    yield "matrix_set_diag_diagonal_too_long_loads", m.write(), \
+        r"node 'y' \(MATRIX_SET_DIAG\): the diagonal has rank 2 and 4 values a matrix; the input's 1 batch dimensions and min\(3, 4\)"
+    m = tw.Model()
+    x, y = m.tensor("x", [3], 6, data=np.zeros(3, bool)), m.tensor("y", [3, 3], 6)
+    m.outputs = [y]
+    m.op(113, [x], [y])
+    yield "matrix_diag_bool_loads", m.write(), r"node 'y' \(MATRIX_DIAG\): bool elements \(TFLite's takes float32"
+
+
+def embedding_lookups():
+    """EMBEDDING_LOOKUP (ids, table): an id past the table, ids of rank 2,
+    a table of rank 1, a float table with an int8 output."""
+    def lookup(ids, table, out_shape, out_type=tw.FLOAT32, quant=None):
+        m = tw.Model()
+        i, t = m.const("ids", np.array(ids, np.int32)), m.const("table", table)
+        y = m.tensor("y", out_shape, out_type, quant=quant)
+        m.outputs = [y]
+        m.op(7, [i, t], [y])
+        return m.write()
+    table = np.arange(8, dtype=np.float32).reshape(4, 2)
+    yield "embedding_id_past_table_loads", lookup([1, 4], table, [2, 2]), \
+        r"node 'y' \(GatherV2\): indices\[1\] = 4 is not in \[0, 4\)"
+    yield "embedding_negative_id_loads", lookup([-1], table, [1, 2]), \
+        r"node 'y' \(GatherV2\): indices\[0\] = -1 is not in \[0, 4\)"
+    yield "embedding_ids_rank_2", lookup([[1, 2]], table, [1, 2, 2]), \
+        r"operator 0 \(EMBEDDING_LOOKUP\): takes ids of rank 1 \(int32\) and a table of rank >= 2, not int32 of rank 2"
+    yield "embedding_table_rank_1", lookup([1], np.arange(4, dtype=np.float32), [1]), \
+        r"EMBEDDING_LOOKUP\): takes ids of rank 1 .* a table of rank 1"
+    yield "embedding_float_table_int8_output", lookup([1], table, [1, 2], tw.INT8, ([0.5], [0], 0)), \
+        r"EMBEDDING_LOOKUP\): its table is float and its output int8"
+
+
+def strings(items, count=None, offsets=None):
+    """TFLite's string buffer, its count or offsets replaced when given."""
+    data = [i.encode() for i in items]
+    at, starts = 4 * (len(data) + 2), []
+    for item in data:
+        starts.append(at)
+        at += len(item)
+    starts.append(at)
+    return np.array([len(data) if count is None else count] + (offsets or starts), "<i4").tobytes() + b"".join(data)
+
+
+def hashtables():
+    """HASHTABLE and friends: a string -> int64 table filled with keys and
+    values of two lengths, a table of float keys, a lookup before any import,
+    an absent table input, and constant strings whose buffer lies."""
+    def model(keys=("a", "b"), key_shape=(2,), values=(1, 2), key_type=5, import_op=True, handle_input=None,
+              key_data=None):
+        m = tw.Model()
+        h = m.tensor("handle", [1], 13)
+        m.op(136, [], [h], 107, {0: ("i", 1), 1: ("b", key_type), 2: ("b", 4)})
+        if import_op:
+            k = m.tensor("keys", list(key_shape), 5, data=key_data if key_data is not None else strings(keys))
+            v = m.const("values", np.array(values, np.int64))
+            m.op(138, [h, k, v], [])
+        q = m.tensor("query", [1], 5, data=strings(["a"]))
+        d = m.const("default", np.array(-1, np.int64))
+        y = m.tensor("y", [1], tw.INT64)
+        m.outputs = [y]
+        m.op(137, [h if handle_input is None else handle_input, q, d], [y])
+        return m.write()
+    yield "hashtable_keys_values_lengths_differ", model(values=(1, 2, 3)), \
+        r"operator 1 \(HASHTABLE_IMPORT\): its keys \(rank 1, 2 first\) and values \(rank 1, 3 first\) differ in shape"
+    yield "hashtable_float_keys", model(key_type=0, import_op=False), \
+        r"operator 0 \(HASHTABLE\): a table of FLOAT32 keys and INT64 values"
+    yield "hashtable_find_before_import_loads", model(import_op=False), r"table 'tflite_hashtable_1' is used before it was initialized"
+    yield "hashtable_find_absent_table", model(import_op=False, handle_input=-1), \
+        r"operator 1 \(HASHTABLE_FIND\): input 0 is absent"
+    yield "hashtable_strings_count_lies", model(key_data=strings(["a", "b"], count=3)), \
+        r"tensor 1 \('keys'\): its strings' buffer is shorter than its count and offsets"
+    yield "hashtable_strings_count_not_shape", model(key_data=strings(["a", "b", "c"])), \
+        r"tensor 1 \('keys'\): its strings' buffer holds a different number of strings than the shape's elements \(3, 2\)"
+    yield "hashtable_strings_offset_past_end", model(key_data=strings(["a", "b"], offsets=[16, 17, 99])), \
+        r"tensor 1 \('keys'\): its strings' buffer has an offset .* past its end \(offset, bytes\) \(99, 18\)"
+    yield "hashtable_strings_offsets_backwards", model(key_data=strings(["a", "b"], offsets=[17, 16, 18])), \
+        r"tensor 1 \('keys'\): its strings' buffer has an offset before the one ahead of it .* \(16, 18\)"
+    yield "hashtable_strings_buffer_3_bytes", model(key_data=b"\x02\x00\x00"), \
+        r"tensor 1 \('keys'\): its strings' buffer is shorter than its count and offsets \(bytes, strings\) \(3, 0\)"
+
 
 def version(v):
     m = base()
