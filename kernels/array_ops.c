@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/array_kernel_util.h"
 #include "graph/model_info.h"
 #include "graph/tensor_proto.h"
+#include "kernel/array_kernel_util.h"
+#include "model/checkpoint.h"
 
 static void free_state(void *state) { free(state); }
 

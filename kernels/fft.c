@@ -7,12 +7,14 @@
  *           the two inner dimensions cropped or zero-padded to H x W;
  *   ComplexAbs  complex64 -> float, |z| = hypot(re, im).
  * X[k1, k2] = sum x[a, b] exp(-2 pi i (k1 a / H + k2 b / W)), computed in
- * double: a radix-2 FFT where a length is a power of two, the direct sum
- * otherwise (up to 4096). fft_length must be known while planning. */
+ * double: compute/fft.c's radix-2 FFT where a length is a power of two, the
+ * direct sum otherwise (up to 4096). fft_length must be known while
+ * planning. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/fft.h"
 #include "core/checked_math.h"
 #include "kernel/array_kernel_util.h"
 
@@ -51,42 +53,15 @@ static tfpi_code rfft_prepare(tp_op_ctx *ctx)
     return tp_set_output(ctx, 0, TFPI_COMPLEX64, in->ndims, dims);
 }
 
-/* In-place radix-2 FFT of n (a power of two) points (re, im). */
-static void fft_pow2(double *re, double *im, int64_t n)
+/* The first `keep` bins of the n-point DFT of (re, im), in place: through
+ * plan (compute/fft.c's radix-2 FFT) where n is a power of two, else the
+ * direct sum, with scratch holding 4n doubles (its table of
+ * exp(-2 pi i j / n), then its results). */
+static void dft(const tp_fft *plan, double *re, double *im, int64_t n, int64_t keep, double *scratch)
 {
-    for (int64_t i = 1, j = 0; i < n; i++) { /* bit-reversed order */
-        int64_t bit = n >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j |= bit;
-        if (i < j) {
-            double t = re[i]; re[i] = re[j]; re[j] = t;
-            t = im[i]; im[i] = im[j]; im[j] = t;
-        }
-    }
-    for (int64_t size = 2; size <= n; size *= 2) {
-        const double step = -2 * M_PI / (double)size;
-        for (int64_t k = 0; k < size / 2; k++) {
-            const double wr = cos(step * (double)k), wi = sin(step * (double)k);
-            for (int64_t start = 0; start < n; start += size) {
-                const int64_t a = start + k, b = a + size / 2;
-                const double tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr;
-                re[b] = re[a] - tr;
-                im[b] = im[a] - ti;
-                re[a] += tr;
-                im[a] += ti;
-            }
-        }
-    }
-}
-
-/* The first `keep` bins of the n-point DFT of (re, im), in place; scratch
- * holds 4n doubles (the direct sum's table of exp(-2 pi i j / n), then its
- * results). */
-static void dft(double *re, double *im, int64_t n, int64_t keep, double *scratch)
-{
-    if ((n & (n - 1)) == 0) {
-        fft_pow2(re, im, n);
+    if (plan || n == 1) { /* a power of two: compute/fft.c; length 1: itself */
+        if (plan)
+            tp_fft_forward(plan, re, im);
         return;
     }
     double *table = scratch, *sums = scratch + 2 * n;
@@ -125,8 +100,13 @@ static tfpi_code rfft_run(tp_op_ctx *ctx)
                          (uint64_t)count <= SIZE_MAX / sizeof(double)
                      ? malloc(sizeof(double) * (size_t)count)
                      : NULL;
-    if (!re)
+    tp_fft *row_plan = tp_fft_new(w), *column_plan = tp_fft_new(rows); /* NULL: not a power of two >= 2 */
+    if (!re || ((w & (w - 1)) == 0 && w > 1 && !row_plan) || ((rows & (rows - 1)) == 0 && rows > 1 && !column_plan)) {
+        free(re);
+        tp_fft_free(row_plan);
+        tp_fft_free(column_plan);
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    }
     double *im = re + rows * bins, *line_re = im + rows * bins, *line_im = line_re + longest;
     double *scratch = line_im + longest;
     float *dst = out->data;
@@ -137,7 +117,7 @@ static tfpi_code rfft_run(tp_op_ctx *ctx)
                 line_re[t] = r < in_h && t < in_w ? src[r * in_w + t] : 0;
                 line_im[t] = 0;
             }
-            dft(line_re, line_im, w, bins, scratch);
+            dft(row_plan, line_re, line_im, w, bins, scratch);
             memcpy(re + r * bins, line_re, sizeof(double) * (size_t)bins);
             memcpy(im + r * bins, line_im, sizeof(double) * (size_t)bins);
         }
@@ -146,7 +126,7 @@ static tfpi_code rfft_run(tp_op_ctx *ctx)
                 line_re[r] = re[r * bins + k];
                 line_im[r] = im[r * bins + k];
             }
-            dft(line_re, line_im, rows, rows, scratch);
+            dft(column_plan, line_re, line_im, rows, rows, scratch);
             for (int64_t r = 0; r < rows; r++) {
                 re[r * bins + k] = line_re[r];
                 im[r * bins + k] = line_im[r];
@@ -158,6 +138,8 @@ static tfpi_code rfft_run(tp_op_ctx *ctx)
         }
     }
     free(re);
+    tp_fft_free(row_plan);
+    tp_fft_free(column_plan);
     return TFPI_OK;
 }
 

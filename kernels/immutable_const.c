@@ -1,8 +1,8 @@
 /* immutable_const.c - ImmutableConst, the constant of a memory-mapped model
  * (convert_graphdef_memmapped_format): its output points straight at the
  * tensor's region of the mapped file, so the weights are used in place. */
-#include "graph/graph_memmapped.h"
 #include "kernel/kernel.h"
+#include "model/graph_memmapped.h"
 
 static tfpi_code immutable_const_prepare(tp_op_ctx *ctx)
 {

@@ -15,6 +15,7 @@
 #include "graph/model_info.h"
 #include "kernel/array_kernel_util.h"
 #include "kernel/resource_store.h"
+#include "model/variable_binding.h"
 
 /* A variable of a model loaded with its checkpoint (a SavedModel: the key
  * comes from its restore function) starts with the checkpoint's value. */

@@ -13,6 +13,7 @@
 
 #include "graph/model_info.h"
 #include "kernel/kernel.h"
+#include "model/checkpoint.h"
 
 /* The model's checkpoint, which prefix must name. */
 static tp_checkpoint *checkpoint_of(tp_op_ctx *ctx)

@@ -39,11 +39,35 @@ static tfpi_code scatter_nd_prepare(tp_op_ctx *ctx)
     return tp_set_output(ctx, 0, updates->dtype, ndims, dims);
 }
 
+/* Adds n elements of from into to, per dtype (integers wrap, as TensorFlow's). */
+static void add_float(void *to, const void *from, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        ((float *)to)[j] += ((const float *)from)[j];
+}
+
+static void add_int32(void *to, const void *from, int64_t n)
+{
+    int32_t *o = to;
+    for (int64_t j = 0; j < n; j++)
+        o[j] = (int32_t)tp_wrap_add(o[j], ((const int32_t *)from)[j]);
+}
+
+static void add_int64(void *to, const void *from, int64_t n)
+{
+    int64_t *o = to;
+    for (int64_t j = 0; j < n; j++)
+        o[j] = tp_wrap_add(o[j], ((const int64_t *)from)[j]);
+}
+
 static tfpi_code scatter_nd_run(tp_op_ctx *ctx)
 {
     const tfpi_tensor *idx = ctx->inputs[0], *updates = ctx->inputs[1];
     tfpi_tensor *out = &ctx->outputs[0];
     const int k = (int)idx->dims[idx->ndims - 1];
+    const size_t elem = tfpi_dtype_size(out->dtype);
+    void (*add)(void *, const void *, int64_t) =
+        out->dtype == TFPI_FLOAT ? add_float : out->dtype == TFPI_INT32 ? add_int32 : add_int64;
     int64_t count = 1, slice = 1; /* index tuples; elements each adds */
     for (int d = 0; d < idx->ndims - 1; d++)
         count *= idx->dims[d];
@@ -55,23 +79,8 @@ static tfpi_code scatter_nd_run(tp_op_ctx *ctx)
         tfpi_code code = tp_index_tuple_offset(ctx, idx, i, k, out->dims, &offset);
         if (code != TFPI_OK)
             return code;
-        offset *= slice;
-        for (int64_t j = 0; j < slice; j++) {
-            const int64_t from = i * slice + j;
-            switch (out->dtype) {
-            case TFPI_FLOAT: ((float *)out->data)[offset + j] += ((const float *)updates->data)[from]; break;
-            case TFPI_INT32: {
-                int32_t *o = (int32_t *)out->data + offset + j;
-                *o = (int32_t)tp_wrap_add(*o, ((const int32_t *)updates->data)[from]);
-                break;
-            }
-            default: {
-                int64_t *o = (int64_t *)out->data + offset + j;
-                *o = tp_wrap_add(*o, ((const int64_t *)updates->data)[from]);
-                break;
-            }
-            }
-        }
+        add((char *)out->data + (size_t)(offset * slice) * elem, (const char *)updates->data + (size_t)(i * slice) * elem,
+            slice);
     }
     return TFPI_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "graph/model_info.h"
 #include "kernel/kernel.h"
+#include "model/variable_binding.h"
 
 static tfpi_code variable_prepare(tp_op_ctx *ctx)
 {

@@ -14,10 +14,10 @@
 #include "flags.h"
 #include "graphdef_edit.h"
 #include "graphdef_io.h"
-#include "graph/memmapped.h"
-#include "memmapped_writer.h"
 #include "graph/name_map.h"
 #include "graphdef_inspect.h"
+#include "memmapped_writer.h"
+#include "model/memmapped.h"
 #include "xalloc.h"
 
 /* Region names handed out so far (a name may only be used once). */

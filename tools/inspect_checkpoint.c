@@ -12,8 +12,8 @@
 
 #include "core/tensor.h"
 #include "flags.h"
-#include "graph/checkpoint.h"
 #include "limit_flags.h"
+#include "model/checkpoint.h"
 #include "npy.h"
 
 static const char *dtype_name(int dtype)

@@ -17,6 +17,7 @@
 #include "graphdef_edit.h"
 #include "graphdef_inspect.h"
 #include "graphdef_io.h"
+#include "model/checkpoint.h"
 #include "model/tflite_schema.h"
 #include "model_source.h"
 #include "tflite_summary.h"

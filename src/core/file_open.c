@@ -48,6 +48,17 @@ FILE *tp_fopen_regular(const char *path, tp_open_result *result)
     return f;
 }
 
+size_t tp_read_head(const char *path, void *buf, size_t size)
+{
+    tp_open_result opened;
+    FILE *f = tp_fopen_regular(path, &opened);
+    if (!f)
+        return 0;
+    const size_t n = fread(buf, 1, size, f);
+    fclose(f);
+    return n;
+}
+
 const char *tp_open_error(tp_open_result result)
 {
     return result == TP_OPEN_NOT_REGULAR ? "not a regular file" : strerror(errno);

@@ -22,6 +22,10 @@ tp_open_result tp_open_regular(const char *path, int *fd, struct stat *st);
 /* The same as a stdio stream ("rb"); NULL with *result saying why. */
 FILE *tp_fopen_regular(const char *path, tp_open_result *result);
 
+/* Reads up to size first bytes of a regular file into buf; the count read
+ * (0 for a file that cannot be opened or is not a regular file). */
+size_t tp_read_head(const char *path, void *buf, size_t size);
+
 /* "not a regular file" or strerror(errno), for a message. */
 const char *tp_open_error(tp_open_result result);
 

@@ -1,6 +1,9 @@
-/* src/graph/ - loading: the binary GraphDef reader, the memmapped model
- * format, TensorProto decoding, NodeDef attributes, the name map, and the
- * built graph (this file). Uses src/core/ only; the model tools may use it.
+/* src/graph/ - the graph every model becomes: NodeDefs and their
+ * attributes, TensorProto decoding, the protobuf wire reader, function
+ * libraries (inlining and lowering functional control flow), the name map,
+ * the model's signatures and variables (model_info.h), and the built graph
+ * (this file). The readers of model files are src/model/. Uses src/core/
+ * only; the model tools may use it.
  *
  * graph.h - the loaded graph: the parsed NodeDefs with their inputs resolved
  * to (node, output index) edges and a name index. Immutable once built
@@ -31,7 +34,7 @@ typedef struct tp_node {
 } tp_node;
 
 struct tp_model_info;    /* graph/model_info.h */
-struct tp_memmapped_dir; /* graph/memmapped.h */
+struct tp_memmapped_dir; /* model/memmapped.h */
 
 struct tfpi_graph {
     int num_nodes;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "graph/graph.h"
-#include "graph/graph_memmapped.h"
+#include "model/graph_memmapped.h"
 #include "model/tflite.h"
 
 tfpi_graph *tfpi_graph_load(const char *path, const tfpi_load_options *options, tfpi_status *status)

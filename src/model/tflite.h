@@ -1,8 +1,15 @@
-/* src/model/ - model file formats: the .tflite reader (a FlatBuffer
- * verifier, a FlexBuffer reader, TFLite's schema, the translation into
- * tfpi's graph) and the public loaders that choose a format (model_open.c).
- * Uses src/core/ and src/graph/ (graph building, node_build.h); the model
- * tools may use it.
+/* src/model/ - model file formats, one reader each, all building a
+ * tfpi_graph (src/graph/): the binary GraphDef (graph_parse.c) and text
+ * GraphDef (pbtxt_parse.c), memmapped models (memmapped.c,
+ * graph_memmapped.c), checkpoints (checkpoint*.c, sstable.c, crc32c.c),
+ * SavedModels and MetaGraphDefs (meta_graph.c, meta_graph_info.c, the
+ * variables bound to a checkpoint: variable_binding.c), .tflite (a
+ * FlatBuffer verifier, a FlexBuffer reader, TFLite's schema, the
+ * translation into tfpi's graph), naming formats tfpi does not load
+ * (model_format.c), and the public loaders that choose a format
+ * (model_open.c, model_load.c, graph_load.c) and inspect what they loaded
+ * (graph_inspect.c). Uses src/core/ and src/graph/; the model tools may
+ * use it.
  *
  * tflite.h - a .tflite model as a tfpi_graph: the file is checked whole
  * (tflite_schema.h), one subgraph is translated (tflite_graph.h), and the
@@ -14,7 +21,7 @@
 #define TFPI_TFLITE_H
 
 #include "graph/graph.h"
-#include "graph/graph_memmapped.h"
+#include "model/graph_memmapped.h"
 #include "model/tflite_schema.h"
 
 /* Loads a .tflite from bytes (taken, whatever the outcome: the graph keeps

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/memmapped.h"
 #include "graph/model_info.h"
+#include "model/memmapped.h"
 #include "model/tflite_calls.h"
 #include "model/tflite_functions.h"
 #include "model/tflite_graph.h"

@@ -33,12 +33,7 @@ bool tp_tfl_detect(const uint8_t *data, size_t size)
 bool tp_tfl_detect_file(const char *path)
 {
     uint8_t head[8];
-    tp_open_result opened;
-    FILE *f = tp_fopen_regular(path, &opened);
-    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    return tp_tfl_detect(head, n);
+    return tp_tfl_detect(head, tp_read_head(path, head, sizeof head));
 }
 
 const char *tp_tfl_type_name(int type)

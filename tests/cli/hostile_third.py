@@ -5,7 +5,7 @@ path that must stay fast; the expected answer is TensorFlow's own
 (rejection or output)."""
 import numpy as np
 
-from hostile_corpus import BOOL, FLOAT, INT32, INT64, STRING, B, Node as GraphNode, Shape, const, f32, i32, node, raw_tensor
+from hostile_corpus import BOOL, FLOAT, INT32, INT64, STRING, B, Node as GraphNode, Shape, const, f32, i32, i64, node, raw_tensor
 from graphdef import DType
 from hostile_functions import Arg, Func, Function, Node, with_library
 from hostile_newer import counted_loop
@@ -140,10 +140,15 @@ def tensor_list_cases(c):
 def scatter_nd_cases(c):
     """ScatterNd (TFLite's SCATTER_ND): a repeated index sums; an index outside
     its dimension or updates of another shape are refused."""
-    def scatter(indices, updates, shape):
-        return [const("i", i32(indices)), const("u", f32(updates)), const("s", i32(shape)),
-                node("y", "ScatterNd", ["i", "u", "s"], T=FLOAT, Tindices=INT32)]
+    def scatter(indices, updates, shape, values=f32, dtype=FLOAT):
+        return [const("i", i32(indices)), const("u", values(updates)), const("s", i32(shape)),
+                node("y", "ScatterNd", ["i", "u", "s"], T=dtype, Tindices=INT32)]
     c.output("scatter_nd_repeated_index", scatter([[1], [1]], [2, 3], [3]), r"y: float \[3\] 0 5 0$")
+    # integers wrap as TensorFlow's do; a slice of two elements per index
+    c.output("scatter_nd_int32_wraps", scatter([[1], [1]], [2147483647, 1], [3], i32, INT32),
+             r"y: int32 \[3\] 0 -2147483648 0$")
+    c.output("scatter_nd_int64_rows", scatter([[2], [0], [2]], [[1, 2], [3, 4], [5, 6]], [3, 2], i64, INT64),
+             r"y: int64 \[3,2\] 3 4 0 0 6 8$")
     c.error("scatter_nd_index_past_the_shape", scatter([[3]], [1], [3]),
             "node 'y' \\(ScatterNd\\): indices\\[0\\] = 3 does not index into dimension 0 of size 3")
     c.error("scatter_nd_negative_index", scatter([[-1]], [1], [3]), "indices\\[0\\] = -1 does not index")

@@ -1,5 +1,5 @@
 /* fuzz_checkpoint.c - libFuzzer target for the checkpoint reader
- * (src/graph/checkpoint*.c, sstable.c): the input is a checkpoint in one
+ * (src/model/checkpoint*.c, sstable.c): the input is a checkpoint in one
  * piece, the first 4 bytes (little-endian) giving the length of the .index
  * part, the rest being the data shard. Both are written to a temporary
  * directory; the harness opens the checkpoint, lists it and reads every
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "core/tensor.h"
-#include "graph/checkpoint.h"
+#include "model/checkpoint.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph/memmapped.h"
+#include "model/memmapped.h"
 #include "tfpi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

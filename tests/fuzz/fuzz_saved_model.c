@@ -1,10 +1,12 @@
 /* fuzz_saved_model.c - libFuzzer target for the SavedModel and MetaGraphDef
- * readers (src/graph/meta_graph.c, model_info.c, variable_binding.c,
- * model_load.c): the input is written as a SavedModel's saved_model.pb and
- * as a .meta file, each beside a valid checkpoint (xor_tf1's variables when
- * ../shared is there), and as a text SavedModel (saved_model.pbtxt), and
- * loaded with the default tags and signature and with others; a graph that
- * loads is planned and run once with no feeds.
+ * readers (src/model/meta_graph.c, meta_graph_info.c, variable_binding.c,
+ * model_load.c): the input is written, by its length modulo 4, as a
+ * SavedModel's saved_model.pb loaded with the default tags and signature
+ * (0) or with others (1), as a .meta file (2), each beside a valid
+ * checkpoint (xor_tf1's variables when ../shared is there), or as a text
+ * SavedModel (saved_model.pbtxt, 3); a graph that loads is planned and run
+ * once with no feeds. (All four ways for every input took four times as
+ * long: each load opens, stats and maps its files.)
  * Seeds: the saved_model.pb and .meta files of ../shared/testdata/savedmodel.
  *
  * Built and run by `make fuzz FUZZ_SECONDS=N` (tests/fuzz/run_fuzzers.sh). */
@@ -86,15 +88,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(text_dir, sizeof text_dir, "%s/text", dir);
         mkdir(text_dir, 0755);
     }
-    write_file(dir, "saved_model.pb", data, size);
-    write_file(dir, "model.meta", data, size);
+    /* One load per execution, chosen by the input's length, so that each
+     * costs one reader's work: a SavedModel directory with the default
+     * tags and signature or with others, a .meta beside its checkpoint, a
+     * text SavedModel. */
     static const tfpi_load_options other = {"serve, train", "predict", NULL};
-    load_and_run(dir, NULL);
-    load_and_run(dir, &other);
-    char meta[300];
-    snprintf(meta, sizeof meta, "%s/model.meta", dir);
-    load_and_run(meta, NULL);
-    write_file(text_dir, "saved_model.pbtxt", data, size);
-    load_and_run(text_dir, NULL);
+    char path[300];
+    switch (size % 4) {
+    case 0:
+    case 1:
+        write_file(dir, "saved_model.pb", data, size);
+        load_and_run(dir, size % 4 ? &other : NULL);
+        break;
+    case 2:
+        write_file(dir, "model.meta", data, size);
+        snprintf(path, sizeof path, "%s/model.meta", dir);
+        load_and_run(path, NULL);
+        break;
+    default:
+        write_file(text_dir, "saved_model.pbtxt", data, size);
+        load_and_run(text_dir, NULL);
+        break;
+    }
     return 0;
 }

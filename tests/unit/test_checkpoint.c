@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "graph/crc32c.h"
+#include "model/crc32c.h"
 
 static void crc32c_known_values(void)
 {

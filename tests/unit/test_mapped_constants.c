@@ -1,5 +1,5 @@
 /* test_mapped_constants.c - a binary GraphDef's 8-bit constants read in
- * place from the mapped file (src/graph/mapped_constants.h): an int8
+ * place from the mapped file (src/model/mapped_constants.h): an int8
  * filter shared by two TFLite CONV_2D nodes gives the same codes whether
  * the graph comes from the file (the filter read from the mapping, its
  * pages dropped once packed) or from a buffer (a private copy), in the first

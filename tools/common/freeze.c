@@ -14,6 +14,7 @@
 #include "graph/graph.h"
 #include "graphdef_edit.h"
 #include "graphdef_inspect.h"
+#include "model/variable_binding.h"
 #include "xalloc.h"
 
 static bool is_variable(const char *op)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/checkpoint.h"
 #include "graphdef_edit.h"
 #include "graphdef_inspect.h"
+#include "model/checkpoint.h"
 #include "xalloc.h"
 
 /* The Const an input leads to past Identity nodes, or NULL. */

@@ -12,14 +12,15 @@
 #include "file_util.h"
 #include "freeze.h"
 #include "graph/graph.h"
-#include "graph/graph_memmapped.h"
-#include "graph/memmapped.h"
-#include "graph/model_format.h"
 #include "graph/model_info.h"
 #include "graph/node_build.h"
 #include "graph/wire.h"
 #include "graphdef_edit.h"
+#include "model/graph_memmapped.h"
+#include "model/memmapped.h"
+#include "model/model_format.h"
 #include "model/tflite_schema.h"
+#include "model/variable_binding.h"
 #include "model_source.h"
 #include "pbtxt.h"
 #include "tfpi.h"
@@ -228,12 +229,7 @@ static bool is_text_file(const char *path)
     if (has_text_suffix(path))
         return true;
     uint8_t head[4096];
-    tp_open_result opened;
-    FILE *f = tp_fopen_regular(path, &opened);
-    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    return looks_like_text(head, n);
+    return looks_like_text(head, tp_read_head(path, head, sizeof head));
 }
 
 tfpi_graph *graphdef_load_model(const char *path, const tfpi_load_options *options, tfpi_status *status)

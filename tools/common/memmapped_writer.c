@@ -1,5 +1,5 @@
 /* memmapped_writer.c - the writing side of the memmapped layout (the reader
- * is src/graph/memmapped.c). Offsets and lengths are recorded as each region is
+ * is src/model/memmapped.c). Offsets and lengths are recorded as each region is
  * written; the directory goes last, then its offset, little-endian. */
 #include "memmapped_writer.h"
 

@@ -12,6 +12,7 @@
 #include "graph/graph.h"
 #include "graph/wire.h"
 #include "graphdef_io.h"
+#include "model/variable_binding.h"
 
 static bool is_dir(const char *path)
 {

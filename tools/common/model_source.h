@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 #include "graph.pb-c.h"
-#include "graph/meta_graph.h"
 #include "graph/model_info.h"
+#include "model/meta_graph.h"
 #include "tfpi.h"
 
 typedef struct model_source_options {

@@ -1,6 +1,6 @@
 /* pbtxt.h - the protobuf text format (.pbtxt) for any protobuf-c message,
  * driven by the generated descriptors: parse text into a message (the
- * library's graph/pbtxt_parse.h), and print a message as text the way
+ * library's model/pbtxt_parse.h), and print a message as text the way
  * TensorFlow writes GraphDefs (fields in number order, two-space
  * indentation, proto3 defaults left out). */
 #ifndef TFPI_PBTXT_H
@@ -11,7 +11,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "graph/pbtxt_parse.h"
+#include "model/pbtxt_parse.h"
 #include "tfpi.h"
 
 /* Writes msg as text; false if writing failed. */

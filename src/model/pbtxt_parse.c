@@ -6,7 +6,7 @@
  * optional `,` or `;` after a field. Every piece is malloc'd and linked into
  * the message as soon as it exists, so freeing the root frees a message
  * left half-built by an error. */
-#include "graph/pbtxt_parse.h"
+#include "model/pbtxt_parse.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/file_open.h"
 #include "core/checked_math.h"
-#include "graph/checkpoint_internal.h"
-#include "graph/crc32c.h"
+#include "core/file_open.h"
 #include "graph/wire.h"
+#include "model/checkpoint_internal.h"
+#include "model/crc32c.h"
 
 enum { DT_STRING = 7, DT_RESOURCE = 20, DT_VARIANT = 21 };
 

@@ -2,8 +2,8 @@
  * block checksum verified), checks the header, decodes every entry, and
  * answers look-ups by key. Also finds a checkpoint's prefix from what a user
  * passes (a prefix, P.index, P.meta, or a directory). */
-#include "graph/checkpoint_internal.h"
 #include "core/file_open.h"
+#include "model/checkpoint_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/checked_math.h"
-#include "graph/checkpoint_internal.h"
+#include "model/checkpoint_internal.h"
 
 /* A hyper-rectangle of a tensor: [start, start + length) in every dim. */
 typedef struct box {

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "graph/graph.h"
-#include "graph/graph_memmapped.h"
 #include "graph/node_def.h"
 #include "graph/tensor_proto.h"
+#include "model/graph_memmapped.h"
 #include "tfpi.h"
 
 int tfpi_graph_num_nodes(const tfpi_graph *graph) { return graph->num_nodes; }

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "core/file_open.h"
-#include "graph/graph_memmapped.h"
-#include "graph/memmapped.h"
+#include "model/graph_memmapped.h"
+#include "model/memmapped.h"
 #include "tfpi.h"
 
 static void unmap_bytes(uint8_t *data, size_t size) { munmap(data, size); }

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph/graph_memmapped.h"
+#include "model/graph_memmapped.h"
 
 /* Where noted constants lie in the file (filled while parsing). */
 typedef struct tp_mapped_note {

@@ -1,7 +1,7 @@
 /* mapped_constants.c - a binary GraphDef's 8-bit constants read in place
  * from the mapped model file, and dropping constants' pages
  * (mapped_constants.h). */
-#include "graph/mapped_constants.h"
+#include "model/mapped_constants.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/file_open.h"
-#include "graph/checkpoint.h"
+#include "model/checkpoint.h"
 
 static bool is_file(const char *path)
 {

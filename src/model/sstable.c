@@ -3,7 +3,7 @@
  * points, all bounds-checked against a hostile file. Compressed (snappy)
  * blocks are reported, not decoded: TensorFlow has written checkpoint
  * indexes uncompressed since 1.2. */
-#include "graph/sstable.h"
+#include "model/sstable.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/crc32c.h"
 #include "graph/wire.h"
+#include "model/crc32c.h"
 
 enum { BLOCK_TRAILER_SIZE = 5, BLOCK_UNCOMPRESSED = 0, BLOCK_SNAPPY = 1 };
 #define MAX_KEY_LEN 65536

@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-#include "graph/checkpoint.h"
-#include "graph/sstable.h"
+#include "model/checkpoint.h"
+#include "model/sstable.h"
 #include "tensor_bundle.pb-c.h"
 
 typedef struct ckpt_entry {

@@ -3,7 +3,7 @@
  * directory lists (offset, name, length) for every region. Hostile files
  * must not get past here with a region outside the file or overlapping
  * another, so every number is checked before it is used. */
-#include "graph/memmapped.h"
+#include "model/memmapped.h"
 
 #include <stdlib.h>
 #include <string.h>

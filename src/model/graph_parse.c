@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "graph/graph.h"
-#include "graph/mapped_constants.h"
 #include "graph/node_build.h"
 #include "graph/wire.h"
+#include "model/mapped_constants.h"
 #include "tfpi.h"
 
 /* What the top-level fields give. */

@@ -4,9 +4,9 @@
 #ifndef TFPI_GRAPH_MEMMAPPED_H
 #define TFPI_GRAPH_MEMMAPPED_H
 
-#include "graph/graph.h"
-#include "graph/memmapped.h"
 #include "core/tensor.h"
+#include "graph/graph.h"
+#include "model/memmapped.h"
 
 /* Model bytes and how to give them back (munmap for a mapped file, free
  * for a buffer the library copied or decrypted). */

@@ -3,8 +3,8 @@
  * walking their fields over the bytes so the GraphDef is never copied, and
  * selects a SavedModel's meta graph by its tag set as TensorFlow's loader
  * does. */
-#include "graph/meta_graph.h"
 #include "core/file_open.h"
+#include "model/meta_graph.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "graph/pbtxt_parse.h"
 #include "graph/wire.h"
+#include "model/pbtxt_parse.h"
 
 /* The room an array of n items has when it grows by doubling: it is full
  * (and must grow) exactly when n is 0 or a power of two. */

@@ -1,6 +1,6 @@
 /* crc32c.c - CRC-32C through libext2fs, whose ext2fs_crc32c_le is the raw
  * (not pre- or post-inverted) reflected CRC with polynomial 0x82F63B78. */
-#include "graph/crc32c.h"
+#include "model/crc32c.h"
 
 #include <ext2fs/ext2fs.h>
 

@@ -3,15 +3,15 @@
  * backing, and ImmutableConst nodes are checked against their regions at
  * load (so a bad file fails at load, naming the node) and later point their
  * output straight at the region: the weights are never copied. */
-#include "graph/graph_memmapped.h"
+#include "model/graph_memmapped.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/node_def.h"
-#include "graph/memmapped.h"
-#include "tfpi.h"
 #include "graph/tensor_proto.h"
+#include "model/memmapped.h"
+#include "tfpi.h"
 
 typedef struct mapped_model {
     tp_model_bytes bytes;

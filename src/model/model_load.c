@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "core/file_open.h"
-#include "graph/checkpoint.h"
 #include "graph/graph.h"
-#include "graph/meta_graph.h"
-#include "graph/model_format.h"
 #include "graph/model_info.h"
+#include "model/checkpoint.h"
+#include "model/meta_graph.h"
+#include "model/meta_graph_info.h"
+#include "model/model_format.h"
+#include "model/variable_binding.h"
 
 /* Whether dir/name is a directory (want_dir) or something else: a file
  * that is there but not a regular file is found, and its reader says so. */

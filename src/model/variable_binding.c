@@ -1,15 +1,16 @@
 /* variable_binding.c - binds a graph's variables to checkpoint tensors
- * (model_info.h). The key of each variable comes from the saver's restore
+ * (variable_binding.h). The key of each variable comes from the saver's restore
  * graph when there is one: `Assign(var, RestoreV2:i)` names var's key as
  * element i of RestoreV2's tensor_names Const (users may save a variable
  * under another name) and its slice as element i of shape_and_slices
  * (partitioned variables). Without a restore graph, the key is the node's
  * name. Keys are checked at load; values are read at first use. */
+#include "model/variable_binding.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/model_info.h"
 #include "graph/node_def.h"
 #include "graph/tensor_proto.h"
 
@@ -220,6 +221,7 @@ tfpi_code tp_model_info_bind_checkpoint(tp_model_info *info, const tfpi_graph *g
                                         tfpi_status *status)
 {
     info->checkpoint = ckpt;
+    info->close_checkpoint = tp_checkpoint_close;
     binder b = {info, graph, malloc(((size_t)graph->num_nodes + 1) * sizeof(int)), NULL};
     info->variables = calloc((size_t)graph->num_nodes + 1, sizeof *info->variables);
     b.from_restore = calloc((size_t)graph->num_nodes + 1, sizeof *b.from_restore);

@@ -1,15 +1,15 @@
 /* model_format.c - recognises the model files tfpi does not load as a
  * graph, by their magic numbers and structure, and says what to do. */
-#include "graph/model_format.h"
+#include "model/model_format.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "graph/meta_graph.h"
-#include "graph/sstable.h"
 #include "graph/wire.h"
+#include "model/meta_graph.h"
+#include "model/sstable.h"
 
 /* What to do with checkpoint prefix P, at buf[at..). */
 static void checkpoint_advice(char *buf, size_t size, int at, int prefix_len, const char *prefix)
