@@ -32,6 +32,16 @@ $(error unknown TARGET=$(TARGET): expected one of LINUX PI PI64 AARCH64 ARMV6 (f
 endif
 include toolchains/$(target).mk
 
+# RELEASE=trixie: build for Debian 13 against its own libraries
+# (toolchains/shared/trixie.mk); bookworm, the default, is this machine's.
+RELEASE ?= bookworm
+PKG_CONFIG := pkg-config
+ifeq ($(RELEASE),trixie)
+include toolchains/shared/trixie.mk
+else ifneq ($(RELEASE),bookworm)
+$(error unknown RELEASE=$(RELEASE): expected bookworm or trixie)
+endif
+
 # `make CC=clang` on the command line overrides this.
 CC := $(CROSS_PREFIX)gcc
 AR := $(CROSS_PREFIX)ar
@@ -68,7 +78,7 @@ endif
 # A sanitizer build by clang (`make test SANITIZE=1 CC=clang`, as CI runs it:
 # clang's UBSan also checks pointer arithmetic on NULL, which gcc's does not)
 # has a folder of its own, so the two compilers' objects never mix.
-BUILD := gen/$(target)$(if $(SANITIZE),$(if $(findstring clang,$(CC)),-clang)-sanitize)$(if $(VALGRIND),-valgrind)$(if $(FUZZ),-fuzz)
+BUILD := gen/$(target)$(BUILD_SUFFIX)$(if $(SANITIZE),$(if $(findstring clang,$(CC)),-clang)-sanitize)$(if $(VALGRIND),-valgrind)$(if $(FUZZ),-fuzz)
 OBJ := $(BUILD)/obj
 LIB := $(BUILD)/lib
 BIN := $(BUILD)/bin
@@ -84,9 +94,15 @@ LDFLAGS := -pthread
 LDLIBS := -lprotobuf-c -lpng -ljpeg -lminizip -lz -lext2fs -lm
 
 ifneq ($(SYSROOT),)
+# A cross compiler searches its own C library's headers before a --sysroot's;
+# a native one given --sysroot (RELEASE=trixie) searches only the sysroot's.
+ifneq ($(CROSS_PREFIX),)
 CFLAGS += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/$(MULTIARCH)
+endif
 LDFLAGS += -L$(SYSROOT)/usr/lib/$(MULTIARCH) -L$(SYSROOT)/usr/lib
 endif
+CFLAGS += $(RELEASE_FLAGS)
+LDFLAGS += $(RELEASE_FLAGS)
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif
@@ -241,12 +257,12 @@ CXX := $(subst clang,clang++,$(CC))
 endif
 endif
 ifeq ($(CROSS_PREFIX)$(filter 1,$(STATIC)),)
-ifeq ($(shell pkg-config --exists libcamera 2>/dev/null && echo yes),yes)
+ifeq ($(shell $(PKG_CONFIG) --exists libcamera 2>/dev/null && echo yes),yes)
 CAMERA_OBJS += $(OBJ)/pi_examples/camera/capture_libcamera.o
-CAMERA_LDLIBS := $(shell pkg-config --libs libcamera)
+CAMERA_LDLIBS := $(shell $(PKG_CONFIG) --libs libcamera)
 CAMERA_LD := $(CXX)
 CAMERA_CXXFLAGS := $(filter-out -std=c11,$(CFLAGS)) -std=c++17 \
-                   $(patsubst -I%,-isystem %,$(shell pkg-config --cflags libcamera))
+                   $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags libcamera))
 $(OBJ)/pi_examples/camera/capture.o: CFLAGS += -DTFPI_HAVE_LIBCAMERA
 $(OBJ)/pi_examples/camera/capture_libcamera.o: pi_examples/camera/capture_libcamera.cpp | $(PROTO_H)
 	@mkdir -p $(dir $@)
@@ -362,7 +378,9 @@ wheel: $(LIBTFPI_SO)
 # Debian packages (packaging/make_deb.sh) into gen/<target>/deb/.
 deb: all
 	$(Q)$(INSTALL_ENV) DEBIAN_ARCH=$(or $(DEBIAN_ARCH),$(shell dpkg --print-architecture)) \
-	    MULTIARCH=$(MULTIARCH) CROSS_PREFIX=$(CROSS_PREFIX) QEMU="$(QEMU)" OUT=$(BUILD)/deb sh packaging/make_deb.sh
+	    MULTIARCH=$(MULTIARCH) CROSS_PREFIX=$(CROSS_PREFIX) QEMU="$(QEMU)" OUT=$(BUILD)/deb \
+	    DEB_VERSION=$(VERSION)$(DEB_VERSION_SUFFIX) SHLIBS_DEBS=$(SHLIBS_DEBS) \
+	    sh packaging/make_deb.sh
 
 clean:
 	rm -rf gen

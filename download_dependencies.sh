@@ -29,6 +29,11 @@
 #                  (host-only builds: `make`, TARGET=LINUX).
 #   OFFLINE=1      do not try the network for the model and image; copy them
 #                  from ../shared/testdata straight away.
+#   RELEASE=trixie also fetch Debian 13's C library and -dev packages into
+#                  downloads/sysroot-trixie-{amd64,armhf,arm64,armel}/ (only
+#                  amd64 with SKIP_CROSS=1), for `make deb RELEASE=trixie`:
+#                  about 40 MB of packages, 3 minutes here, so only when asked.
+#   MIRROR=...     the Debian archive for those (default deb.debian.org).
 #   SHARED_DIR=... where the shared test data lives (default: ../shared
 #                  relative to this script's directory).
 
@@ -40,6 +45,7 @@ DL=$ROOT/downloads
 SHARED_DIR=${SHARED_DIR:-$ROOT/../shared}
 SKIP_CROSS=${SKIP_CROSS:-0}
 OFFLINE=${OFFLINE:-0}
+RELEASE=${RELEASE:-bookworm}
 export DEBIAN_FRONTEND=noninteractive
 
 say()  { printf '==> %s\n' "$*"; }
@@ -108,6 +114,7 @@ multiarch_of() {
         armhf) echo arm-linux-gnueabihf ;;
         arm64) echo aarch64-linux-gnu ;;
         armel) echo arm-linux-gnueabi ;;
+        amd64) echo x86_64-linux-gnu ;;
     esac
 }
 
@@ -223,6 +230,106 @@ else
     for arch in armhf arm64 armel; do
         fetch_sysroot "$arch"
     done
+fi
+
+# ---------------------------------------------------------------------------
+# 2b. trixie sysroots (only with RELEASE=trixie: `make deb RELEASE=trixie`)
+# ---------------------------------------------------------------------------
+# A build for Debian 13 (trixie) compiles and links against trixie's own C
+# library and -dev packages, so the packages' Depends name trixie's libraries
+# (its t64 names on armhf and armel, libcamera0.5). Each architecture's root,
+# downloads/sysroot-trixie-<arch>/, holds the packages below with their whole
+# Depends closure (apt with a private state and sources.list in
+# downloads/apt-trixie-<arch>/, an empty dpkg status), unpacked with dpkg-deb.
+TRIXIE_PKGS=(
+    libc6-dev libprotobuf-c-dev libjpeg62-turbo-dev libpng-dev zlib1g-dev
+    libext2fs-dev libminizip-dev
+)
+# amd64 (TARGET=LINUX) also builds camera's libcamera back end.
+TRIXIE_PKGS_amd64=(libcamera-dev)
+
+fetch_trixie_sysroot() {
+    local arch=$1 ma root state tmp d link f pkgs
+    ma=$(multiarch_of "$arch")
+    root=$DL/sysroot-trixie-$arch
+    state=$DL/apt-trixie-$arch
+    pkgs=("${TRIXIE_PKGS[@]}")
+    [ "$arch" != amd64 ] || pkgs+=("${TRIXIE_PKGS_amd64[@]}")
+    if [ -f "$root/.tfpi-complete" ] &&
+        [ "$(head -n1 "$root/.tfpi-complete")" = "packages: ${pkgs[*]}" ]; then
+        say "sysroot-trixie-$arch: present ($(sed -n 2p "$root/.tfpi-complete" | wc -w) packages)"
+        return
+    fi
+    say "sysroot-trixie-$arch: fetching ${pkgs[*]} and their Depends"
+    rm -rf "$state"
+    mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/etc"
+    : >"$state/status"
+    echo "deb ${MIRROR:-http://deb.debian.org/debian} trixie main" >"$state/etc/sources.list"
+    local apt=(apt-get -q -oAPT::Architecture="$arch" -oAPT::Architectures="$arch"
+        -oDir::State::Lists="$state/lists" -oDir::Cache="$state/cache" -oDir::State::status="$state/status"
+        -oDir::Etc::SourceList="$state/etc/sources.list" -oDir::Etc::SourceParts=/dev/null)
+    [ "$(id -u)" -ne 0 ] || apt+=(-oAPT::Sandbox::User=root)
+    if ! "${apt[@]}" update >"$state/update.log" 2>&1 ||
+        ! "${apt[@]}" install -y --download-only --no-install-recommends "${pkgs[@]}" >"$state/download.log" 2>&1; then
+        grep -h '^E: ' "$state/update.log" "$state/download.log" | sort -u | sed 's/^/    /' >&2
+        printf 'error: sysroot-trixie-%s: apt-get could not fetch these (logs in downloads/apt-trixie-%s/)\n' \
+            "$arch" "$arch" >&2
+        return 1
+    fi
+    mv "$state/cache/archives" "$state/debs"
+    tmp=$root.tmp
+    rm -rf "$tmp"
+    mkdir -p "$tmp"
+    for f in "$state/debs/"*.deb; do
+        dpkg-deb -x "$f" "$tmp"
+    done
+    # Merged /usr, as on a trixie system: /lib -> usr/lib (the paths in
+    # libc.so's linker script are absolute).
+    for d in lib lib64 bin sbin; do
+        if [ -d "$tmp/$d" ] && [ ! -L "$tmp/$d" ]; then
+            mkdir -p "$tmp/usr/$d"
+            cp -a "$tmp/$d/." "$tmp/usr/$d/"
+            rm -rf "${tmp:?}/$d"
+        fi
+        [ -e "$tmp/$d" ] || ln -s "usr/$d" "$tmp/$d"
+    done
+    while IFS= read -r -d '' link; do
+        f=$(readlink "$link")
+        case $f in
+            /*) ln -sfn "$(realpath -m -s --relative-to="$(dirname "$link")" "$tmp$f")" "$link" ;;
+        esac
+    done < <(find "$tmp" -type l -print0)
+    # This machine's g++ links camera's C++ part with -lstdc++: trixie's
+    # libstdc++.so.6, which libcamera.so needs, not its own older one.
+    [ ! -e "$tmp/usr/lib/$ma/libstdc++.so.6" ] || ln -sfn libstdc++.so.6 "$tmp/usr/lib/$ma/libstdc++.so"
+    for f in "usr/lib/$ma/libc.so" usr/include/png.h; do
+        [ -e "$tmp/$f" ] || die "sysroot-trixie-$arch: $f missing after unpacking"
+    done
+    {
+        echo "packages: ${pkgs[*]}"
+        for f in "$state/debs/"*.deb; do
+            # shellcheck disable=SC2016  # dpkg-deb expands ${...} itself
+            dpkg-deb --show --showformat='${Package}=${Version} ' "$f"
+        done
+        echo
+    } >"$tmp/.tfpi-complete"
+    rm -rf "$root"
+    mv "$tmp" "$root"
+    say "sysroot-trixie-$arch: ready ($(find "$state/debs" -name '*.deb' | wc -l) packages)"
+}
+
+# An architecture whose packages cannot be fetched does not stop the others
+# (from this machine the archive answers 404 for some of trixie's armel ones);
+# the script then ends with an error naming it.
+trixie_failed=()
+if [ "$RELEASE" = trixie ]; then
+    arches=(amd64)
+    [ "$SKIP_CROSS" = 1 ] || arches+=(armhf arm64 armel)
+    for arch in "${arches[@]}"; do
+        fetch_trixie_sysroot "$arch" || trixie_failed+=("$arch")
+    done
+elif [ "$RELEASE" != bookworm ]; then
+    die "unknown RELEASE=$RELEASE: expected bookworm or trixie"
 fi
 
 # ---------------------------------------------------------------------------
@@ -345,4 +452,5 @@ fetch_image
 # later rerun or `rm -rf downloads` is painless.
 chmod -R u+w "$DL/models" "$DL/images"
 
+[ ${#trixie_failed[@]} -eq 0 ] || die "no trixie sysroot for ${trixie_failed[*]}: make RELEASE=trixie cannot build for it"
 say "done: everything is in $DL"

@@ -8,14 +8,20 @@
 # Depends come from the libraries each package's files link (NEEDED), read
 # through the shlibs of the packages that provide them: the host's dpkg
 # database for TARGET=LINUX, the target packages download_dependencies.sh
-# fetched (downloads/apt-<arch>/debs) for cross targets.
+# fetched (downloads/apt-<arch>/debs) for cross targets, or the packages in
+# SHLIBS_DEBS (RELEASE=trixie: trixie's, downloads/apt-trixie-<arch>/debs).
+# The packages' version is DEB_VERSION (default VERSION; RELEASE=trixie:
+# VERSION+deb13), the library's soname and tfpi_version() stay VERSION's.
 # Environment: the Makefile's INSTALL_ENV plus DEBIAN_ARCH, MULTIARCH,
-# CROSS_PREFIX, QEMU, OUT, DEB_MAINTAINER.
+# CROSS_PREFIX, QEMU, OUT, DEB_MAINTAINER, DEB_VERSION, SHLIBS_DEBS.
 set -eu
 : "${BUILD:?}" "${VERSION:?}" "${SONAME:?}" "${DEBIAN_ARCH:?}" "${OUT:?}"
 MULTIARCH=${MULTIARCH:-$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)}
 CROSS_PREFIX=${CROSS_PREFIX:-}
 MAINTAINER=${DEB_MAINTAINER:-tfpi maintainers <tfpi@example.org>}
+DEB_VERSION=${DEB_VERSION:-$VERSION}
+SHLIBS_DEBS=${SHLIBS_DEBS:-}
+[ -n "$SHLIBS_DEBS" ] || [ -z "$CROSS_PREFIX" ] || SHLIBS_DEBS=downloads/apt-$DEBIAN_ARCH/debs
 MAJOR=${SONAME##*.so.}
 LIBPKG=libtfpi$MAJOR
 READELF=${CROSS_PREFIX}readelf
@@ -39,7 +45,7 @@ done
 
 # shlibs lines for every library the packaged ELF files need.
 shlibs=$work/shlibs
-if [ -z "$CROSS_PREFIX" ]; then
+if [ -z "$SHLIBS_DEBS" ]; then
     : >"$shlibs"
     for soname in $("$READELF" -d "$stage"/usr/bin/* "$stage/$LIBDIR_REL/libtfpi.so.$VERSION" |
         sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u); do
@@ -52,11 +58,13 @@ if [ -z "$CROSS_PREFIX" ]; then
             grep -v '^udeb:' >>"$shlibs"
     done
 else
-    for deb in downloads/apt-"$DEBIAN_ARCH"/debs/*.deb; do
+    for deb in "$SHLIBS_DEBS"/*.deb; do
         dpkg-deb -I "$deb" shlibs 2>/dev/null || true
     done | grep -v '^udeb:' >"$shlibs"
-    # The cross toolchain's C library is the same glibc as the host's libc6.
-    grep -E '^(libc|libm) 6 ' /var/lib/dpkg/info/libc6:"$(dpkg --print-architecture)".shlibs >>"$shlibs"
+    # Without libc6 among them, the cross toolchain's C library is the same
+    # glibc as the host's libc6.
+    grep -q '^libc 6 ' "$shlibs" ||
+        grep -E '^(libc|libm) 6 ' /var/lib/dpkg/info/libc6:"$(dpkg --print-architecture)".shlibs >>"$shlibs"
 fi
 
 # A manual page per program from its --help (run under $QEMU for cross
@@ -88,13 +96,13 @@ package() {
     doc=$root/usr/share/doc/$name
     mkdir -p "$doc" "$root/DEBIAN"
     cp packaging/copyright "$doc/copyright"
-    printf 'tfpi (%s) unstable; urgency=medium\n\n  * tfpi %s.\n\n -- %s  %s\n' "$VERSION" "$VERSION" \
+    printf 'tfpi (%s) unstable; urgency=medium\n\n  * tfpi %s.\n\n -- %s  %s\n' "$DEB_VERSION" "$VERSION" \
         "$MAINTAINER" "$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}")" |
         gzip -9n >"$doc/changelog.gz"
     {
         echo "Package: $name"
         echo "Source: tfpi"
-        echo "Version: $VERSION"
+        echo "Version: $DEB_VERSION"
         echo "Architecture: $arch"
         [ -z "$multiarch" ] || echo "Multi-Arch: $multiarch"
         echo "Maintainer: $MAINTAINER"
@@ -109,8 +117,8 @@ package() {
         xargs -0 md5sum) >"$root/DEBIAN/md5sums"
     find "$root" -type d -exec chmod 755 {} +
     mkdir -p "$OUT"
-    dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/${name}_${VERSION}_$arch.deb" >/dev/null
-    echo "  DEB     $OUT/${name}_${VERSION}_$arch.deb"
+    dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/${name}_${DEB_VERSION}_$arch.deb" >/dev/null
+    echo "  DEB     $OUT/${name}_${DEB_VERSION}_$arch.deb"
 }
 
 # Static tools (cross targets) are meant to be: they run on any Pi OS with
@@ -137,7 +145,7 @@ package "$LIBPKG" "$DEBIAN_ARCH" libs \
     "tfpi runs TensorFlow 1.x frozen graphs (GraphDef .pb files, also memory-mapped and encrypted ones) on Raspberry Pi and other Linux boards from a small C library. This package holds the shared library." \
     "$L/libtfpi.so.$VERSION" "$L/$SONAME"
 package libtfpi-dev "$DEBIAN_ARCH" libdevel \
-    "$LIBPKG (= $VERSION), libprotobuf-c-dev, libpng-dev, libjpeg-dev, libminizip-dev, zlib1g-dev, libext2fs-dev" same \
+    "$LIBPKG (= $DEB_VERSION), libprotobuf-c-dev, libpng-dev, libjpeg-dev, libminizip-dev, zlib1g-dev, libext2fs-dev" same \
     "run TensorFlow 1.x frozen graphs - development files" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds the header tfpi.h, the static library and tfpi.pc: cc app.c \$(pkg-config --cflags --libs tfpi)." \
     "$L/libtfpi.a" "$L/libtfpi.so" "$L/pkgconfig/tfpi.pc" usr/include/tfpi.h
@@ -147,7 +155,7 @@ mkdir -p "$work/python3-tfpi/DEBIAN"
 printf '#!/bin/sh\nset -e\nrm -rf /usr/lib/python3/dist-packages/tfpi/__pycache__\n' \
     >"$work/python3-tfpi/DEBIAN/prerm"
 chmod 755 "$work/python3-tfpi/DEBIAN/prerm"
-package python3-tfpi "$DEBIAN_ARCH" python "python3, python3-numpy, $LIBPKG (= $VERSION)" "" \
+package python3-tfpi "$DEBIAN_ARCH" python "python3, python3-numpy, $LIBPKG (= $DEB_VERSION)" "" \
     "run TensorFlow 1.x frozen graphs - Python 3 module" \
     "tfpi runs TensorFlow 1.x frozen graphs on Raspberry Pi and other Linux boards. This package holds the Python module (import tfpi): graphs, sessions taking and returning numpy arrays, image helpers, and an Interpreter shaped like tflite_runtime's." \
     usr/lib/python3/dist-packages/tfpi
