@@ -32,14 +32,14 @@ $(error unknown TARGET=$(TARGET): expected one of LINUX PI PI64 AARCH64 ARMV6 (f
 endif
 include toolchains/$(target).mk
 
-# RELEASE=trixie: build for Debian 13 against its own libraries
+# DEBIAN_RELEASE=trixie: build for Debian 13 against its own libraries
 # (toolchains/shared/trixie.mk); bookworm, the default, is this machine's.
-RELEASE ?= bookworm
+DEBIAN_RELEASE ?= bookworm
 PKG_CONFIG := pkg-config
-ifeq ($(RELEASE),trixie)
+ifeq ($(DEBIAN_RELEASE),trixie)
 include toolchains/shared/trixie.mk
-else ifneq ($(RELEASE),bookworm)
-$(error unknown RELEASE=$(RELEASE): expected bookworm or trixie)
+else ifneq ($(DEBIAN_RELEASE),bookworm)
+$(error unknown DEBIAN_RELEASE=$(DEBIAN_RELEASE): expected bookworm or trixie)
 endif
 
 # `make CC=clang` on the command line overrides this.
@@ -95,7 +95,7 @@ LDLIBS := -lprotobuf-c -lpng -ljpeg -lminizip -lz -lext2fs -lm
 
 ifneq ($(SYSROOT),)
 # A cross compiler searches its own C library's headers before a --sysroot's;
-# a native one given --sysroot (RELEASE=trixie) searches only the sysroot's.
+# a native one given --sysroot (DEBIAN_RELEASE=trixie) searches only the sysroot's.
 ifneq ($(CROSS_PREFIX),)
 CFLAGS += -isystem $(SYSROOT)/usr/include -isystem $(SYSROOT)/usr/include/$(MULTIARCH)
 endif

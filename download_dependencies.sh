@@ -29,9 +29,9 @@
 #                  (host-only builds: `make`, TARGET=LINUX).
 #   OFFLINE=1      do not try the network for the model and image; copy them
 #                  from ../shared/testdata straight away.
-#   RELEASE=trixie also fetch Debian 13's C library and -dev packages into
+#   DEBIAN_RELEASE=trixie also fetch Debian 13's C library and -dev packages into
 #                  downloads/sysroot-trixie-{amd64,armhf,arm64,armel}/ (only
-#                  amd64 with SKIP_CROSS=1), for `make deb RELEASE=trixie`:
+#                  amd64 with SKIP_CROSS=1), for `make deb DEBIAN_RELEASE=trixie`:
 #                  about 40 MB of packages, 3 minutes here, so only when asked.
 #   MIRROR=...     the Debian archive for those (default deb.debian.org).
 #   SHARED_DIR=... where the shared test data lives (default: ../shared
@@ -45,7 +45,7 @@ DL=$ROOT/downloads
 SHARED_DIR=${SHARED_DIR:-$ROOT/../shared}
 SKIP_CROSS=${SKIP_CROSS:-0}
 OFFLINE=${OFFLINE:-0}
-RELEASE=${RELEASE:-bookworm}
+DEBIAN_RELEASE=${DEBIAN_RELEASE:-bookworm}
 export DEBIAN_FRONTEND=noninteractive
 
 say()  { printf '==> %s\n' "$*"; }
@@ -233,7 +233,7 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-# 2b. trixie sysroots (only with RELEASE=trixie: `make deb RELEASE=trixie`)
+# 2b. trixie sysroots (only with DEBIAN_RELEASE=trixie: `make deb DEBIAN_RELEASE=trixie`)
 # ---------------------------------------------------------------------------
 # A build for Debian 13 (trixie) compiles and links against trixie's own C
 # library and -dev packages, so the packages' Depends name trixie's libraries
@@ -322,14 +322,14 @@ fetch_trixie_sysroot() {
 # (from this machine the archive answers 404 for some of trixie's armel ones);
 # the script then ends with an error naming it.
 trixie_failed=()
-if [ "$RELEASE" = trixie ]; then
+if [ "$DEBIAN_RELEASE" = trixie ]; then
     arches=(amd64)
     [ "$SKIP_CROSS" = 1 ] || arches+=(armhf arm64 armel)
     for arch in "${arches[@]}"; do
         fetch_trixie_sysroot "$arch" || trixie_failed+=("$arch")
     done
-elif [ "$RELEASE" != bookworm ]; then
-    die "unknown RELEASE=$RELEASE: expected bookworm or trixie"
+elif [ "$DEBIAN_RELEASE" != bookworm ]; then
+    die "unknown DEBIAN_RELEASE=$DEBIAN_RELEASE: expected bookworm or trixie"
 fi
 
 # ---------------------------------------------------------------------------
@@ -452,5 +452,5 @@ fetch_image
 # later rerun or `rm -rf downloads` is painless.
 chmod -R u+w "$DL/models" "$DL/images"
 
-[ ${#trixie_failed[@]} -eq 0 ] || die "no trixie sysroot for ${trixie_failed[*]}: make RELEASE=trixie cannot build for it"
+[ ${#trixie_failed[@]} -eq 0 ] || die "no trixie sysroot for ${trixie_failed[*]}: make DEBIAN_RELEASE=trixie cannot build for it"
 say "done: everything is in $DL"

@@ -9,8 +9,8 @@
 # through the shlibs of the packages that provide them: the host's dpkg
 # database for TARGET=LINUX, the target packages download_dependencies.sh
 # fetched (downloads/apt-<arch>/debs) for cross targets, or the packages in
-# SHLIBS_DEBS (RELEASE=trixie: trixie's, downloads/apt-trixie-<arch>/debs).
-# The packages' version is DEB_VERSION (default VERSION; RELEASE=trixie:
+# SHLIBS_DEBS (DEBIAN_RELEASE=trixie: trixie's, downloads/apt-trixie-<arch>/debs).
+# The packages' version is DEB_VERSION (default VERSION; DEBIAN_RELEASE=trixie:
 # VERSION+deb13), the library's soname and tfpi_version() stay VERSION's.
 # Environment: the Makefile's INSTALL_ENV plus DEBIAN_ARCH, MULTIARCH,
 # CROSS_PREFIX, QEMU, OUT, DEB_MAINTAINER, DEB_VERSION, SHLIBS_DEBS.

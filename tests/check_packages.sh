@@ -3,7 +3,7 @@
 # (Python 3.11) and trixie (Python 3.13) (not in `make test`: minutes of
 # downloads; needs root, debootstrap and the Debian archive):
 # The packages of each release are its own build: bookworm's `make deb`
-# (version VERSION), trixie's `make deb RELEASE=trixie` (VERSION+deb13, built
+# (version VERSION), trixie's `make deb DEBIAN_RELEASE=trixie` (VERSION+deb13, built
 # against trixie's libraries, downloads/sysroot-trixie-<arch>).
 #   amd64  debootstrap a minimal root, apt-get install the four .deb files
 #          (apt resolves their Depends), then inside it (chroot): label_image with no
@@ -32,7 +32,7 @@
 #     RELEASE: bookworm, trixie (default both); ARCH: amd64, armhf, arm64,
 #     armel (default all); ROOTS_DIR: default a new temporary folder, a folder
 #     from an earlier run is reused (roots RELEASE-ARCH in it)
-# Builds each release's packages first: make deb [RELEASE=trixie] for LINUX,
+# Builds each release's packages first: make deb [DEBIAN_RELEASE=trixie] for LINUX,
 # PI, AARCH64 and ARMV6 (-k: keeps those already in gen/*/deb, as another run
 # is using them); a build that fails is a FAIL line and its checks are skipped.
 set -uo pipefail
@@ -103,8 +103,8 @@ release_debs() {
     dir=gen/$(echo "$target" | tr "[:upper:]" "[:lower:]") version=$VERSION
     [ "$release" = bookworm ] || dir=$dir-$release version=$VERSION+deb13
     log=$ROOTS/make-deb-$release-$arch.log
-    if [ "$BUILD" = yes ] && ! make -s -j2 deb TARGET=$target RELEASE="$release" >"$log" 2>&1; then
-        result "$release $arch: make deb TARGET=$target RELEASE=$release" no "$(tail -n 3 "$log")"
+    if [ "$BUILD" = yes ] && ! make -s -j2 deb TARGET=$target DEBIAN_RELEASE="$release" >"$log" 2>&1; then
+        result "$release $arch: make deb TARGET=$target DEBIAN_RELEASE=$release" no "$(tail -n 3 "$log")"
         return 1
     fi
     debs=("$dir"/deb/*_"$version"_"$arch".deb)

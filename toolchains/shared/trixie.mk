@@ -1,7 +1,7 @@
-# Included by the Makefile for RELEASE=trixie: a build for Debian 13 (trixie)
+# Included by the Makefile for DEBIAN_RELEASE=trixie: a build for Debian 13 (trixie)
 # on this bookworm machine. It compiles and links against trixie's own C
 # library and -dev packages, unpacked into downloads/sysroot-trixie-<Debian
-# arch>/ by `RELEASE=trixie ./download_dependencies.sh`, into
+# arch>/ by `DEBIAN_RELEASE=trixie ./download_dependencies.sh`, into
 # gen/<target>-trixie/; `make deb` versions its packages VERSION+deb13 and
 # their Depends name trixie's packages (the t64 names of its 32-bit ports,
 # libcamera0.5).
@@ -9,7 +9,7 @@ TRIXIE_ARCH := $(or $(DEBIAN_ARCH),$(shell dpkg --print-architecture))
 MULTIARCH := $(or $(MULTIARCH),$(shell gcc -print-multiarch))
 SYSROOT := downloads/sysroot-trixie-$(TRIXIE_ARCH)
 ifeq ($(wildcard $(SYSROOT)/.tfpi-complete),)
-$(error RELEASE=trixie needs $(SYSROOT): run RELEASE=trixie ./download_dependencies.sh)
+$(error DEBIAN_RELEASE=trixie needs $(SYSROOT): run DEBIAN_RELEASE=trixie ./download_dependencies.sh)
 endif
 # --sysroot and -B: trixie's libc.so, libc.a and crt*.o, not the ones of the
 # compiler's own (bookworm's) C library.
