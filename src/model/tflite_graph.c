@@ -154,6 +154,13 @@ static tfpi_code record_output(tp_tfl_translator *x, int32_t t, const char *node
 
 Tfpi__NodeDef *tp_tfl_emit(tp_tfl_translator *x, const char *name, const char *op, const char *const *inputs, int n)
 {
+    for (int i = 0; name && i < n; i++)
+        if (!inputs[i]) { /* an absent (-1) or missing input the translation needs */
+            tfpi_status_set(x->status, TFPI_INVALID_ARGUMENT,
+                            "%s: node '%s' (%s): its input %d is absent (-1 or not given), which it needs", x->source,
+                            name, op, i);
+            return NULL;
+        }
     Tfpi__NodeDef *def = name ? tp_node_new(name, op) : NULL;
     bool ok = def != NULL;
     for (int i = 0; ok && i < n; i++)

@@ -149,6 +149,13 @@ def cases():
     m.inputs, m.outputs = [m.tensor("x", [1, 2, 2, 1])], [m.tensor("y", [1, 2, 2, 1])]
     m.op(98, [0, -1], [1])
     yield "leaky_relu_absent_input_loads", m.write(), r"node 'x' \(Placeholder\): placeholder must be fed"
+    # fuzz_tflite's find (2026-11-29): a CONCATENATION with an absent (-1) input gave its float
+    # translation a NULL input name (UBSan: strdup(NULL))
+    m = tw.Model()
+    m.inputs, m.outputs = [m.tensor("x", [1, 2])], [m.tensor("y", [1, 4])]
+    m.op(2, [0, -1], [1])
+    yield "concatenation_absent_input", m.write(), \
+        r"node 'y' \(ConcatV2\): its input 1 is absent \(-1 or not given\), which it needs"
     m = tw.Model()
     x, h, y = m.tensor("x", [1]), m.tensor("h", [1]), m.tensor("y", [1])
     m.inputs, m.outputs = [x], [y]
