@@ -1,12 +1,13 @@
 /* tflite_lut.c - TensorFlow Lite's elementwise operators of one 8-bit
  * input whose output code depends on the input code alone: EXP, LOG,
- * SQRT, RSQRT and ABS on int8 tensors quantized per tensor (the types
- * TFLite's kernels take; EXP, LOG and ABS also on uint8 by the same
- * rule), each as a 256-entry table made while planning by TFLite's rule
- * (exp.cc, elementwise.cc):
- *  - EXP, LOG: TFLite's LUTPopulate: the code's value in float (input
+ * ELU, SQRT, RSQRT and ABS on int8 tensors quantized per tensor (the
+ * types TFLite's kernels take; EXP, LOG, ELU and ABS also on uint8 by the
+ * same rule), each as a 256-entry table made while planning by TFLite's
+ * rule (exp.cc, elementwise.cc, activations.cc):
+ *  - EXP, LOG, ELU: TFLite's LUTPopulate: the code's value in float (input
  *    scale x (code - zero point)), transformed (expf; logf, or for a value
- *    <= 0 the output's lowest value (qmin - zero point) x output scale),
+ *    <= 0 the output's lowest value (qmin - zero point) x output scale;
+ *    expm1f below 0 and the value itself above),
  *    times 1 / output scale (a float), rounded half away from zero, plus
  *    the output zero point, clamped to the type (an infinite result to
  *    its end: TFLite's cast of an infinity is undefined).
@@ -27,7 +28,7 @@
 
 #include "compute/tflite_node.h"
 
-typedef enum lut_op { LUT_EXP, LUT_LOG, LUT_SQRT, LUT_RSQRT, LUT_ABS } lut_op;
+typedef enum lut_op { LUT_EXP, LUT_LOG, LUT_ELU, LUT_SQRT, LUT_RSQRT, LUT_ABS } lut_op;
 
 typedef struct lut_state {
     uint8_t table[256];
@@ -58,6 +59,7 @@ static int32_t table_code(lut_op op, int32_t c, const tp_tfl_qparams *in, const 
         const float y = value <= 0.0f ? (float)(out->qmin - out->zero_point) * out->scale : logf(value);
         return code_of_steps(roundf(y * (1.0f / out->scale)), out);
     }
+    case LUT_ELU: return code_of_steps(roundf((value < 0.0f ? expm1f(value) : value) * (1.0f / out->scale)), out);
     case LUT_SQRT: return code_of_steps(truncf(sqrtf(value) / out->scale), out);
     case LUT_RSQRT: {
         if (q == 0)
@@ -83,7 +85,7 @@ static tfpi_code lut_prepare(tp_op_ctx *ctx, lut_op op)
     if ((code = tp_tfl_prepare_elementwise(ctx, false)) != TFPI_OK)
         return code;
     const bool is_signed = ctx->inputs[0]->dtype == TFPI_INT8;
-    if (!is_signed && op != LUT_EXP && op != LUT_LOG && op != LUT_ABS)
+    if (!is_signed && (op == LUT_SQRT || op == LUT_RSQRT))
         return tp_fail(ctx, TFPI_UNIMPLEMENTED, "input 0 is uint8: TFLite's quantized form of this operator is int8");
     tp_tfl_qparams in, out;
     if ((code = tp_tfl_qparams_of(ctx, "in", 0, &in)) != TFPI_OK ||
@@ -123,6 +125,7 @@ static tfpi_code lut_run(tp_op_ctx *ctx)
 
 static tfpi_code exp_prepare(tp_op_ctx *ctx) { return lut_prepare(ctx, LUT_EXP); }
 static tfpi_code log_prepare(tp_op_ctx *ctx) { return lut_prepare(ctx, LUT_LOG); }
+static tfpi_code elu_prepare(tp_op_ctx *ctx) { return lut_prepare(ctx, LUT_ELU); }
 static tfpi_code sqrt_prepare(tp_op_ctx *ctx) { return lut_prepare(ctx, LUT_SQRT); }
 static tfpi_code rsqrt_prepare(tp_op_ctx *ctx) { return lut_prepare(ctx, LUT_RSQRT); }
 static tfpi_code abs_prepare(tp_op_ctx *ctx) { return lut_prepare(ctx, LUT_ABS); }
@@ -130,6 +133,7 @@ static tfpi_code abs_prepare(tp_op_ctx *ctx) { return lut_prepare(ctx, LUT_ABS);
 const tp_kernel tp_kernels_tflite_lut[] = {
     TP_KERNEL("EXP", exp_prepare, lut_run, lut_release, TP_TFLITE_OP),
     TP_KERNEL("LOG", log_prepare, lut_run, lut_release, TP_TFLITE_OP),
+    TP_KERNEL("ELU", elu_prepare, lut_run, lut_release, TP_TFLITE_OP),
     TP_KERNEL("SQRT", sqrt_prepare, lut_run, lut_release, TP_TFLITE_OP),
     TP_KERNEL("RSQRT", rsqrt_prepare, lut_run, lut_release, TP_TFLITE_OP),
     TP_KERNEL("ABS", abs_prepare, lut_run, lut_release, TP_TFLITE_OP),

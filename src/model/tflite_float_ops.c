@@ -593,7 +593,9 @@ static const struct {
 /* Operators that only move elements (none computes with a value), or
  * compare them: on quantized tensors that all share one scale and zero
  * point, the TF op on the codes gives what TFLite gives (TFLite's
- * comparisons rescale both sides alike, exactly: 128 x (code + offset)). */
+ * comparisons rescale both sides alike, exactly: 128 x (code + offset));
+ * and CAST, which converts the codes themselves in TFLite too (its
+ * quantization ignored). */
 static bool codes_suffice(int32_t builtin)
 {
     static const int32_t moving[] = {22 /* RESHAPE */, 43 /* SQUEEZE */, 70 /* EXPAND_DIMS */, 39 /* TRANSPOSE */,
@@ -603,7 +605,7 @@ static bool codes_suffice(int32_t builtin)
                                      105 /* REVERSE_V2 */, 7 /* EMBEDDING_LOOKUP */, 130 /* BROADCAST_TO */,
                                      100 /* MIRROR_PAD */, 37 /* BATCH_TO_SPACE_ND */, 38 /* SPACE_TO_BATCH_ND */,
                                      64 /* SELECT */, 123 /* SELECT_V2 */, 71 /* EQUAL */, 72 /* NOT_EQUAL */, 58 /* LESS */,
-                                     63 /* LESS_EQUAL */, 61 /* GREATER */, 62 /* GREATER_EQUAL */};
+                                     63 /* LESS_EQUAL */, 61 /* GREATER */, 62 /* GREATER_EQUAL */, 53 /* CAST */};
     for (size_t i = 0; i < sizeof moving / sizeof moving[0]; i++)
         if (moving[i] == builtin)
             return true;

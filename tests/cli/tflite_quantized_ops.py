@@ -21,8 +21,8 @@ F32 = np.float32
 TRANSPOSE_CONV, TRANSPOSE_CONV_OPTIONS = 67, 49
 BATCH_MATMUL, BATCH_MATMUL_OPTIONS = 126, 101
 DIV, DIV_OPTIONS = 42, 29
-EXP, LOG, SQRT, RSQRT, ABS = 47, 73, 75, 76, 101
-SPACE_TO_BATCH_ND = 38
+EXP, LOG, ELU, SQRT, RSQRT, ABS = 47, 73, 111, 75, 76, 101
+SPACE_TO_BATCH_ND, CAST = 38, 53
 COMPARISONS = {"equal": (71, np.equal), "not_equal": (72, np.not_equal), "less": (58, np.less),
                "less_equal": (63, np.less_equal), "greater": (61, np.greater), "greater_equal": (62, np.greater_equal)}
 ACTS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
@@ -244,6 +244,9 @@ def ref_lut(op, x, qx, qo):
             low = F32(info.min - qo[1]) * F32(qo[0])
             y = np.where(value <= 0, low, np.log(np.maximum(value, 1e-30).astype(np.float64)).astype(F32)).astype(F32)
             out = steps_to_codes(round_away(y * inverse), qo[1], info)
+        elif op == "ELU":
+            y = np.where(value < 0, np.expm1(value.astype(np.float64)).astype(F32), value).astype(F32)
+            out = steps_to_codes(round_away(y * inverse), qo[1], info)
         elif op == "SQRT":
             out = steps_to_codes(np.trunc(np.sqrt(value) / F32(qo[0])), qo[1], info)
         elif op == "RSQRT":
@@ -268,7 +271,7 @@ def ref_lut(op, x, qx, qo):
 def lut_case(name, op, x, qx, qo):
     c = Case(name)
     quant = lambda q: ([F32(q[0])], [q[1]], 0)  # noqa: E731
-    c.m.op({"EXP": EXP, "LOG": LOG, "SQRT": SQRT, "RSQRT": RSQRT, "ABS": ABS}[op], [c.input("x", x, quant(qx))],
+    c.m.op({"EXP": EXP, "LOG": LOG, "ELU": ELU, "SQRT": SQRT, "RSQRT": RSQRT, "ABS": ABS}[op], [c.input("x", x, quant(qx))],
            [c.output("y", ref_lut(op, x, qx, qo), quant(qo))])
     return c
 
@@ -280,6 +283,8 @@ def lut_cases():
     yield lut_case("exp_uint8_every_code", "EXP", u8, (0.02, 200), (0.01, 0))
     yield lut_case("log_int8_every_code", "LOG", i8, (0.1, -100), (0.05, 20))  # values <= 0: the lowest code
     yield lut_case("log_uint8_every_code", "LOG", u8, (0.5, 3), (0.03, 60))
+    yield lut_case("elu_int8_every_code", "ELU", i8, (0.04, 20), (0.03, 5))
+    yield lut_case("elu_uint8_every_code", "ELU", u8, (0.1, 100), (0.05, 30))
     yield lut_case("sqrt_int8", "SQRT", np.arange(-50, 128).astype(np.int8), (0.3, -50), (0.07, -128))
     yield lut_case("rsqrt_int8", "RSQRT", i8, (0.01, -128), (0.1, -100))  # value 0: 127
     yield lut_case("rsqrt_int8_large_scale", "RSQRT", np.arange(3, 128).astype(np.int8), (40.0, 3), (0.002, 0))
@@ -300,6 +305,16 @@ def space_to_batch_cases():
         q = ([F32(0.1)], [zero], 0)
         c.m.op(SPACE_TO_BATCH_ND, [c.input("x", x, q), c.const("block", np.array([2, 3], np.int32)),
                                    c.const("paddings", pads)], [c.output("y", np.ascontiguousarray(want), q)])
+        yield c
+
+
+def cast_cases():
+    """CAST of a quantized tensor: the codes themselves as values (TFLite's
+    cast ignores the quantization)."""
+    for dtype, to in ((np.int8, np.float32), (np.uint8, np.int32)):
+        x = codes(dtype, (3, 7))
+        c = Case("cast_%s_to_%s" % (np.dtype(dtype).name, np.dtype(to).name))
+        c.m.op(CAST, [c.input("x", x, ([F32(0.1)], [3], 0))], [c.output("y", x.astype(to))])
         yield c
 
 
@@ -330,7 +345,7 @@ def comparison_cases():
 def main(d):
     os.makedirs(d, exist_ok=True)
     for group in (transpose_conv_cases, batch_matmul_cases, div_cases, lut_cases, space_to_batch_cases,
-                  comparison_cases):
+                  cast_cases, comparison_cases):
         for case in group():
             print(case.write(d))
 

@@ -446,7 +446,7 @@ static void test_hostile_transpose_conv(void)
  * per-channel rhs. */
 static void test_hostile_batch_matmul(void)
 {
-    static const int8_t v[24] = {0};
+    static const int8_t v[64] = {0};
     static const struct {
         int64_t a[3], b[3];
         int a_rank, b_rank;
