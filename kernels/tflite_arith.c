@@ -11,8 +11,9 @@
  *    difference scaled by (2 x larger scale)^2 / (2^14 x output scale).
  *  - MUL: the product of the inputs less their zero points, scaled by
  *    s1 x s2 / output scale.
- *  - DIV (reference/div.h DivElementwise; TFLite's interpreter has the
- *    uint8 form, tflite-micro the int8 one): a / b of the inputs less
+ *  - DIV (reference/div.h DivElementwise, a template over uint8, int8 and
+ *    int16; TFLite's interpreter takes uint8, int8 runs by the same
+ *    rule): a / b of the inputs less
  *    their zero points, signs moved so that b > 0: a shifted left by its
  *    headroom times the reciprocal of b (GetReciprocal), then the
  *    multiplier of the float s1 / (s2 x so), shifted right by the

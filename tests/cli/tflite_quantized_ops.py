@@ -7,6 +7,7 @@ the outputs worked out here in numpy from TFLite's reference kernels
 code; the integer helpers in tflite_int_rules.py), apart from tfpi's C
 code. Inputs cover negative values, ties of the roundings, tiny and large
 multipliers and saturation."""
+import math
 import os
 import sys
 
@@ -23,6 +24,7 @@ BATCH_MATMUL, BATCH_MATMUL_OPTIONS = 126, 101
 DIV, DIV_OPTIONS = 42, 29
 EXP, LOG, ELU, SQRT, RSQRT, ABS = 47, 73, 111, 75, 76, 101
 SPACE_TO_BATCH_ND, CAST = 38, 53
+REDUCE_PROD, REDUCER_OPTIONS = 81, 27
 COMPARISONS = {"equal": (71, np.equal), "not_equal": (72, np.not_equal), "less": (58, np.less),
                "less_equal": (63, np.less_equal), "greater": (61, np.greater), "greater_equal": (62, np.greater_equal)}
 ACTS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
@@ -308,6 +310,40 @@ def space_to_batch_cases():
         yield c
 
 
+# ---- REDUCE_PROD (int8) -----------------------------------------------------------
+
+def multiply64(x, m, sh):
+    """MultiplyByQuantizedMultiplier of an int64: the mantissa rounded to 16
+    bits, one rounding right shift by 15 - shift."""
+    reduced = (m + (1 << 15)) >> 16 if m < 0x7FFF0000 else 0x7FFF
+    t = 15 - sh
+    return R.wrap32((R.a64(x) * reduced + (1 << (t - 1))) >> t)
+
+
+def reduce_prod_case(name, shape, axes, keep, qx, qo):
+    x = codes(np.int8, shape, -12, 12)
+    reduced = sorted(a % len(shape) for a in axes)
+    kept = [d for d in range(len(shape)) if d not in reduced]
+    count = int(np.prod([shape[d] for d in reduced]))
+    m, sh = R.quantize_multiplier(float(F32(qx[0])) / math.pow(float(F32(qo[0])), 1.0 / count))
+    rows = (x.astype(np.int64) - qx[1]).transpose(kept + reduced).reshape(-1, count)
+    acc = rows[:, 0]
+    for k in range(1, count):
+        acc = multiply64(acc * rows[:, k], m, sh)
+    out = np.clip(multiply64(acc, m, sh) + qo[1], -128, 127).astype(np.int8)
+    out_shape = [1 if d in reduced else shape[d] for d in range(len(shape))] if keep else [shape[d] for d in kept]
+    c = Case(name)
+    quant = lambda q: ([F32(q[0])], [q[1]], 0)  # noqa: E731
+    c.m.op(REDUCE_PROD, [c.input("x", x, quant(qx)), c.const("axis", np.array(axes, np.int32))],
+           [c.output("y", out.reshape(out_shape), quant(qo))], REDUCER_OPTIONS, {0: ("bool", keep)})
+    return c
+
+
+def reduce_prod_cases():
+    yield reduce_prod_case("reduce_prod_int8", (2, 3, 4), [2], False, (0.1, 3), (0.01, -5))
+    yield reduce_prod_case("reduce_prod_int8_two_axes_keep_dims", (2, 3, 4), [0, -1], True, (0.25, -2), (2.0, 1))
+
+
 def cast_cases():
     """CAST of a quantized tensor: the codes themselves as values (TFLite's
     cast ignores the quantization)."""
@@ -345,7 +381,7 @@ def comparison_cases():
 def main(d):
     os.makedirs(d, exist_ok=True)
     for group in (transpose_conv_cases, batch_matmul_cases, div_cases, lut_cases, space_to_batch_cases,
-                  cast_cases, comparison_cases):
+                  cast_cases, comparison_cases, reduce_prod_cases):
         for case in group():
             print(case.write(d))
 

@@ -519,6 +519,24 @@ static void test_hostile_div_and_tables(void)
     gb_free(g);
 }
 
+/* REDUCE_PROD: uint8 (TFLite's is int8), a step multiplier past its range. */
+static void test_hostile_reduce_prod(void)
+{
+    static const int8_t x[4] = {-5, 0, 5, 100};
+    const int64_t dims[1] = {4}, one[1] = {1};
+    const int32_t axis = 0;
+    for (int k = 0; k < 2; k++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", k ? TFPI_INT8 : TFPI_UINT8, dims, 1, x);
+        gb_const(g, "axis", TFPI_INT32, one, 1, &axis);
+        Tfpi__NodeDef *n = gb_node(g, "REDUCE_PROD", "out", "x", "axis", NULL);
+        set_quant(n, "in", 0, k ? 1e6f : 0.5f, 0);
+        set_quant(n, "out", 0, k ? 1e-6f : 0.5f, 0);
+        CHECK_FAILS(g, NULL, "out", "out", k ? "out of REDUCE_PROD's range" : "TFLite's quantized REDUCE_PROD is int8");
+        gb_free(g);
+    }
+}
+
 /* Comparisons of differently quantized inputs: a scale of 1 or more
  * (TFLite's rule is undefined there), an output that is not bool. */
 static void test_hostile_comparison(void)
@@ -551,5 +569,6 @@ int main(void)
     RUN(test_hostile_batch_matmul);
     RUN(test_hostile_div_and_tables);
     RUN(test_hostile_comparison);
+    RUN(test_hostile_reduce_prod);
     return check_summary();
 }
