@@ -477,9 +477,23 @@ static void test_hostile_batch_matmul(void)
     }
 }
 
+/* A one-input op on x (of type t: in scale 0.5, the output's out_scale)
+ * that must fail with fragment. */
+static void unary_fails(const char *op, tfpi_dtype t, float out_scale, const char *fragment)
+{
+    static const int8_t x[4] = {-5, 0, 5, 100};
+    const int64_t dims[1] = {4};
+    gb_graph *g = gb_new();
+    Tfpi__NodeDef *n = tflite_node(g, op, t, dims, 1, x, NULL, 0, NULL);
+    set_quant(n, "in", 0, 0.5f, 0);
+    set_quant(n, "out", 0, out_scale, 0);
+    CHECK_FAILS(g, NULL, "out", "out", fragment);
+    gb_free(g);
+}
+
 /* DIV: a multiplier past its range, types that differ; the table ops:
  * uint8 where TFLite takes int8 only, a negative value under SQRT and
- * RSQRT (an error when run, as TFLite's). */
+ * RSQRT (an error when run, as TFLite's), a zero output scale. */
 static void test_hostile_div_and_tables(void)
 {
     static const int8_t x[4] = {-5, 0, 5, 100};
@@ -498,25 +512,10 @@ static void test_hostile_div_and_tables(void)
     gb_free(g);
     static const char *const int8_only[] = {"SQRT", "RSQRT"};
     for (int k = 0; k < 2; k++) {
-        g = gb_new();
-        n = tflite_node(g, int8_only[k], TFPI_UINT8, dims, 1, x, NULL, 0, NULL);
-        set_quant(n, "in", 0, 0.5f, 0);
-        set_quant(n, "out", 0, 0.5f, 0);
-        CHECK_FAILS(g, NULL, "out", "out", "TFLite's quantized form of this operator is int8");
-        gb_free(g);
-        g = gb_new();
-        n = tflite_node(g, int8_only[k], TFPI_INT8, dims, 1, x, NULL, 0, NULL);
-        set_quant(n, "in", 0, 0.5f, 0);
-        set_quant(n, "out", 0, 0.5f, 0);
-        CHECK_FAILS(g, NULL, "out", "out", "element 0 is negative (code -5)");
-        gb_free(g);
+        unary_fails(int8_only[k], TFPI_UINT8, 0.5f, "TFLite's quantized form of this operator is int8");
+        unary_fails(int8_only[k], TFPI_INT8, 0.5f, "element 0 is negative (code -5)");
     }
-    g = gb_new();
-    n = tflite_node(g, "EXP", TFPI_INT8, dims, 1, x, NULL, 0, NULL);
-    set_quant(n, "in", 0, 0.5f, 0);
-    set_quant(n, "out", 0, 0.0f, 0);
-    CHECK_FAILS(g, NULL, "out", "out", "output 0 has scale 0");
-    gb_free(g);
+    unary_fails("EXP", TFPI_INT8, 0.0f, "output 0 has scale 0");
 }
 
 /* REDUCE_PROD: uint8 (TFLite's is int8), a step multiplier past its range. */
