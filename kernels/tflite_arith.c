@@ -1,5 +1,5 @@
 /* tflite_arith.c - TensorFlow Lite's elementwise operators of two inputs,
- * numpy-broadcast: ADD, SUB, MUL, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and PRELU
+ * numpy-broadcast: ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and PRELU
  * on uint8 and int8 tensors quantized per tensor, with the integer rules
  * of TFLite's reference kernels (tflite-micro: reference/add.h, sub.h,
  * mul.h, squared_difference.cc, maximum_minimum.h and their Prepare code):
@@ -11,6 +11,17 @@
  *    difference scaled by (2 x larger scale)^2 / (2^14 x output scale).
  *  - MUL: the product of the inputs less their zero points, scaled by
  *    s1 x s2 / output scale.
+ *  - DIV (reference/div.h DivElementwise, a template over uint8, int8 and
+ *    int16; TFLite's interpreter takes uint8, int8 runs by the same
+ *    rule): a / b of the inputs less
+ *    their zero points, signs moved so that b > 0: a shifted left by its
+ *    headroom times the reciprocal of b (GetReciprocal), then the
+ *    multiplier of the float s1 / (s2 x so), shifted right by the
+ *    reciprocal's bits and the headroom on top of its own shift (a shift
+ *    past 31 bits gives 0, what the division means; TFLite's shift is
+ *    undefined there). TFLite divides by no b = 0 (its kernel refuses a
+ *    uint8 divisor code 0); here a zero divisor gives the end of the
+ *    output range on the dividend's side, 0 / 0 the output zero point.
  *  - MAXIMUM / MINIMUM: of the codes themselves (TFLite's converter gives
  *    inputs and output one quantization).
  *  - PRELU (input 1: alpha): the input less its zero point times
@@ -32,7 +43,9 @@
 #include "compute/tflite_node.h"
 #include "core/wrapping_int.h"
 
-typedef enum arith_op { OP_ADD, OP_SUB, OP_MUL, OP_SQUARED_DIFFERENCE, OP_MAXIMUM, OP_MINIMUM, OP_PRELU } arith_op;
+typedef enum arith_op {
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_SQUARED_DIFFERENCE, OP_MAXIMUM, OP_MINIMUM, OP_PRELU
+} arith_op;
 
 typedef struct arith_state {
     arith_op op;
@@ -126,6 +139,15 @@ static tfpi_code prepare_quantized(tp_op_ctx *ctx, arith_state *s)
         s->offset[0] = -q[0].zero_point, s->offset[1] = -q[1].zero_point, s->out_offset = out.zero_point;
         return TFPI_OK;
     }
+    case OP_DIV: {
+        const float m = q[0].scale / (q[1].scale * out.scale); /* in float, as TFLite's Prepare */
+        /* a shift above 22 could leave the final shift a left one, which TFLite's rule lacks */
+        if (!tp_tfl_quantize_multiplier((double)m, &s->out_mult) || s->out_mult.shift > 22)
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the multiplier %g (s1 / (s2 x output scale)) is out of DIV's range",
+                           (double)m);
+        s->offset[0] = -q[0].zero_point, s->offset[1] = -q[1].zero_point, s->out_offset = out.zero_point;
+        return TFPI_OK;
+    }
     case OP_PRELU: {
         const double m1 = (double)q[0].scale / (double)out.scale;
         const double m2 = (double)q[0].scale * (double)q[1].scale / (double)out.scale;
@@ -175,6 +197,23 @@ static tfpi_code arith_prepare_op(tp_op_ctx *ctx, arith_op op)
 
 static int32_t clamp32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* TFLite's quantized DIV of a by b (8-bit codes less their zero points),
+ * before the output zero point; see the top of the file. */
+static int32_t quotient_of(const arith_state *s, int32_t a, int32_t b)
+{
+    if (b == 0)
+        return a > 0 ? INT32_MAX / 2 : a < 0 ? INT32_MIN / 2 : 0; /* clamped to the range's ends */
+    if (b < 0)
+        a = -a, b = -b;
+    int recip_shift;
+    const int32_t inverse = tp_tfl_reciprocal(b, 31, &recip_shift);
+    const int headroom = tp_tfl_leading_zeros(a >= 0 ? (uint32_t)a : ~(uint32_t)a) - 1;
+    const int32_t unscaled = tp_tfl_rounding_doubling_high_mul((int32_t)((int64_t)a * ((int64_t)1 << headroom)), inverse);
+    const int right = recip_shift + headroom - s->out_mult.shift; /* >= 1: prepare bounds the shift */
+    const int32_t high = tp_tfl_rounding_doubling_high_mul(unscaled, s->out_mult.mantissa);
+    return right > 31 ? 0 : tp_tfl_rounding_divide_by_pot(high, right);
+}
+
 /* One output code from the inputs' codes x and y. */
 static inline int32_t quantized_value(const arith_state *s, int32_t x, int32_t y, uint8_t bx, uint8_t by)
 {
@@ -193,6 +232,9 @@ static inline int32_t quantized_value(const arith_state *s, int32_t x, int32_t y
     }
     case OP_MUL:
         raw = tp_tfl_multiply((x + s->offset[0]) * (y + s->offset[1]), s->out_mult) + s->out_offset;
+        break;
+    case OP_DIV:
+        raw = quotient_of(s, x + s->offset[0], y + s->offset[1]) + s->out_offset;
         break;
     case OP_PRELU:
         raw = x + s->offset[0] >= 0 ? tp_tfl_multiply(x + s->offset[0], s->identity_mult)
@@ -214,6 +256,7 @@ static inline float float_value(const arith_state *s, float x, float y)
     case OP_ADD: v = x + y; break;
     case OP_SUB: v = x - y; break;
     case OP_MUL: v = x * y; break;
+    case OP_DIV: v = x / y; break;
     case OP_SQUARED_DIFFERENCE: v = (x - y) * (x - y); break;
     case OP_MAXIMUM: return x > y ? x : y;
     case OP_PRELU: return x >= 0.0f ? x : x * y;
@@ -334,6 +377,7 @@ static tfpi_code arith_run(tp_op_ctx *ctx)
 static tfpi_code add_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_ADD); }
 static tfpi_code sub_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_SUB); }
 static tfpi_code mul_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_MUL); }
+static tfpi_code div_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_DIV); }
 static tfpi_code squared_difference_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_SQUARED_DIFFERENCE); }
 static tfpi_code maximum_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_MAXIMUM); }
 static tfpi_code minimum_prepare(tp_op_ctx *ctx) { return arith_prepare_op(ctx, OP_MINIMUM); }
@@ -343,6 +387,7 @@ const tp_kernel tp_kernels_tflite_arith[] = {
     TP_KERNEL("ADD", add_prepare, arith_run, arith_release, TP_TFLITE_OP),
     TP_KERNEL("SUB", sub_prepare, arith_run, arith_release, TP_TFLITE_OP),
     TP_KERNEL("MUL", mul_prepare, arith_run, arith_release, TP_TFLITE_OP),
+    TP_KERNEL("DIV", div_prepare, arith_run, arith_release, TP_TFLITE_OP),
     TP_KERNEL("SQUARED_DIFFERENCE", squared_difference_prepare, arith_run, arith_release, TP_TFLITE_OP),
     TP_KERNEL("MAXIMUM", maximum_prepare, arith_run, arith_release, TP_TFLITE_OP),
     TP_KERNEL("MINIMUM", minimum_prepare, arith_run, arith_release, TP_TFLITE_OP),

@@ -1,5 +1,5 @@
-/* tflite_reduce.c - TensorFlow Lite's MEAN, SUM, REDUCE_MAX and REDUCE_MIN on uint8 and
- * int8 tensors, over the axes of input 1 (int32 or int64, known while
+/* tflite_reduce.c - TensorFlow Lite's MEAN, SUM, REDUCE_MAX, REDUCE_MIN (uint8 and
+ * int8) and REDUCE_PROD (int8, as TFLite's) on tensors, over the axes of input 1 (int32 or int64, known while
  * planning; negative axes count from the end, repeats are ignored),
  * keep_dims as the schema's option. The rules of tflite-micro's
  * reference (reduce.h QuantizedMeanOrSum, reduce_common.cc):
@@ -12,16 +12,23 @@
  *  - plus the output zero point, clamped to the type's codes;
  *  - REDUCE_MAX / REDUCE_MIN: the largest / smallest code (input and output
  *    share a quantization).
+ *  - REDUCE_PROD (reduce.h QuantizedReduceProd, reduce.cc
+ *    GetQuantProdScaling): the first code less the zero point, then each
+ *    product with the next one's, in input order, rescaled at every step by
+ *    the multiplier of in_scale / out_scale^(1 / count) in TFLite's 64-bit
+ *    form (the mantissa rounded to 16 bits, one rounding shift), and once
+ *    more at the end; shifts outside -31..7 (TFLite's range) are refused.
  * An empty reduction gives code 0, as TFLite's does.
  * ARG_MAX / ARG_MIN (uint8, int8 or float32 input; int32 or int64 output
  * as "T" says) give the index of the first largest / smallest value along
  * the axis of input 1 (reference/arg_min_max.h: a strict comparison). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "compute/tflite_node.h"
 #include "kernel/array_kernel_util.h"
 
-typedef enum reduce_kind { REDUCE_MEAN, REDUCE_SUM, REDUCE_MAX, REDUCE_MIN } reduce_kind;
+typedef enum reduce_kind { REDUCE_MEAN, REDUCE_SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD } reduce_kind;
 
 typedef struct reduce_state {
     reduce_kind kind;
@@ -44,6 +51,17 @@ static tp_tfl_multiplier fold_count(tp_tfl_multiplier m, int64_t count)
     s = s < 32 ? s : 32;
     s = s < 31 + m.shift ? s : 31 + m.shift;
     return (tp_tfl_multiplier){(int32_t)((((int64_t)m.mantissa) << s) / count), m.shift - s};
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier of an int64 value: the mantissa
+ * rounded to 16 bits, one rounding right shift by 15 - shift. */
+static int32_t multiply64(int64_t x, tp_tfl_multiplier m)
+{
+    const int64_t reduced = m.mantissa < 0x7FFF0000 ? (m.mantissa + (1 << 15)) >> 16 : 0x7FFF;
+    const int total_shift = 15 - m.shift;
+    const int64_t r = x * reduced + ((int64_t)1 << (total_shift - 1));
+    const int64_t q = r >= 0 ? r >> total_shift : -((-(r + 1)) >> total_shift) - 1; /* floor */
+    return (int32_t)(uint32_t)(uint64_t)q;
 }
 
 static tfpi_code reduce_prepare(tp_op_ctx *ctx, reduce_kind kind)
@@ -101,6 +119,14 @@ static tfpi_code reduce_prepare(tp_op_ctx *ctx, reduce_kind kind)
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input and output must share one quantization");
         return TFPI_OK;
     }
+    if (kind == REDUCE_PROD) {
+        const double m = s->count > 0 ? (double)qin.scale / pow((double)qout.scale, 1.0 / (double)s->count) : 1.0;
+        if (!s->is_signed)
+            return tp_fail(ctx, TFPI_UNIMPLEMENTED, "input 0 is uint8: TFLite's quantized REDUCE_PROD is int8");
+        if (!tp_tfl_quantize_multiplier(m, &s->mult) || s->mult.shift < -31 || s->mult.shift > 7)
+            return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the step multiplier %g is out of REDUCE_PROD's range", m);
+        return TFPI_OK;
+    }
     const double m = (double)qin.scale / (double)qout.scale;
     if (!tp_tfl_quantize_multiplier(m, &s->mult))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the multiplier %g (input / output scale) is out of range", m);
@@ -113,6 +139,7 @@ static tfpi_code mean_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUC
 static tfpi_code sum_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_SUM); }
 static tfpi_code max_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_MAX); }
 static tfpi_code min_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_MIN); }
+static tfpi_code prod_prepare(tp_op_ctx *ctx) { return reduce_prepare(ctx, REDUCE_PROD); }
 
 static tfpi_code reduce_run(tp_op_ctx *ctx)
 {
@@ -120,8 +147,12 @@ static tfpi_code reduce_run(tp_op_ctx *ctx)
     const uint8_t *in = ctx->inputs[0]->data;
     uint8_t *out = ctx->outputs[0].data;
     int32_t *acc = malloc(sizeof *acc * (size_t)s->outputs);
-    if (!acc)
+    bool *started = s->kind == REDUCE_PROD ? calloc((size_t)s->outputs + 1, 1) : NULL;
+    if (!acc || (s->kind == REDUCE_PROD && !started)) {
+        free(acc);
+        free(started);
         return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    }
     for (int64_t o = 0; o < s->outputs; o++)
         acc[o] = s->kind == REDUCE_MAX ? INT32_MIN : s->kind == REDUCE_MIN ? INT32_MAX : 0;
     /* walk the input in order, carrying the output index */
@@ -131,8 +162,12 @@ static tfpi_code reduce_run(tp_op_ctx *ctx)
         const int32_t v = s->is_signed ? (int8_t)in[i] : in[i];
         if (s->kind == REDUCE_MAX || s->kind == REDUCE_MIN)
             acc[o] = (s->kind == REDUCE_MAX) == (v > acc[o]) ? v : acc[o];
+        else if (s->kind == REDUCE_PROD)
+            acc[o] = started[o] ? multiply64((int64_t)acc[o] * (v - s->in_zero), s->mult) : v - s->in_zero;
         else
             acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)v);
+        if (started)
+            started[o] = true;
         for (int d = s->rank - 1; d >= 0; d--) {
             o += s->out_stride[d];
             if (++index[d] < s->in_dims[d])
@@ -145,6 +180,8 @@ static tfpi_code reduce_run(tp_op_ctx *ctx)
         int32_t v = 0;
         if (s->count > 0 && (s->kind == REDUCE_MAX || s->kind == REDUCE_MIN)) {
             v = acc[k];
+        } else if (s->count > 0 && s->kind == REDUCE_PROD) {
+            v = (int32_t)((uint32_t)multiply64(acc[k], s->mult) + (uint32_t)s->out_zero);
         } else if (s->count > 0) {
             const int32_t shifted = (int32_t)((uint32_t)acc[k] - (uint32_t)s->in_zero * (uint32_t)s->count);
             v = tp_tfl_multiply(shifted, s->mult) + s->out_zero;
@@ -152,6 +189,7 @@ static tfpi_code reduce_run(tp_op_ctx *ctx)
         out[k] = (uint8_t)(v < s->qmin ? s->qmin : v > s->qmax ? s->qmax : v);
     }
     free(acc);
+    free(started);
     return TFPI_OK;
 }
 
@@ -240,6 +278,7 @@ const tp_kernel tp_kernels_tflite_reduce[] = {
     TP_KERNEL("SUM", sum_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("REDUCE_MAX", max_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("REDUCE_MIN", min_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
+    TP_KERNEL("REDUCE_PROD", prod_prepare, reduce_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("ARG_MAX", arg_max_prepare, arg_run, reduce_release, TP_TFLITE_OP),
     TP_KERNEL("ARG_MIN", arg_min_prepare, arg_run, reduce_release, TP_TFLITE_OP),
     TP_KERNELS_END,

@@ -10,8 +10,10 @@
  *    EXPAND_DIMS, TRANSPOSE, GATHER, GATHER_ND, STRIDED_SLICE, SLICE, PACK,
  *    UNPACK, SPLIT, SPLIT_V, SPACE_TO_DEPTH, DEPTH_TO_SPACE, TILE,
  *    REVERSE_V2, EMBEDDING_LOOKUP, BROADCAST_TO, MIRROR_PAD,
- *    BATCH_TO_SPACE_ND, SELECT, SELECT_V2), or compares them (EQUAL,
- *    NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL), on quantized
+ *    BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND (padding with the zero point's
+ *    code), SELECT, SELECT_V2), or compares them (EQUAL,
+ *    NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL) or converts
+ *    them as TFLite's CAST does (the codes as values), on quantized
  *    tensors that share one scale and zero point: the TF op on the codes
  *    gives what TFLite gives; and SHAPE and RANK of any tensor.
  *  - The HASHTABLE operators become TF's lookup-table nodes, but for

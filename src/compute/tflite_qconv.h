@@ -35,7 +35,10 @@ typedef struct tp_tflite_qconv {
     int32_t input_zero, filter_zero, output_zero;
     int32_t act_min, act_max;         /* within the output type's codes */
     const int32_t *bias;              /* out_c values, or NULL */
-    const tp_tfl_multiplier *rescale; /* out_c multipliers */
+    const tp_tfl_multiplier *rescale; /* out_c multipliers (unused with sums) */
+    /* The GEMM path stores each output's int32 sum (zero-point and bias
+     * terms in) instead of its code: TRANSPOSE_CONV's columns. */
+    bool sums;
 } tp_tflite_qconv;
 
 /* TFLite's rescale of one int32 sum into an output code. */

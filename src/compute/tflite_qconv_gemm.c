@@ -6,7 +6,8 @@
  * the input already is that matrix with a depth multiple of 16 (a 1x1
  * convolution at stride 1, FULLY_CONNECTED), else gathered per task into
  * a small buffer, padding taps holding the input zero point (which then
- * contributes nothing, as a tap outside the image in TFLite). */
+ * contributes nothing, as a tap outside the image in TFLite). With
+ * q->sums the output is the int32 sums, not codes. */
 #include "compute/tflite_qconv.h"
 
 #include <stdlib.h>
@@ -52,7 +53,7 @@ bool tp_tflite_qconv_gemm_plan(tp_tflite_qconv_gemm *g, const tp_tflite_qconv *q
     g->right = calloc((size_t)padded, sizeof(int32_t));
     if (!g->mantissa || !g->left || !g->right)
         return false;
-    for (int64_t j = 0; j < n; j++) {
+    for (int64_t j = 0; j < n && !q->sums; j++) {
         g->mantissa[j] = q->rescale[j].mantissa;
         g->left[j] = q->rescale[j].shift > 0 ? q->rescale[j].shift : 0;
         g->right[j] = q->rescale[j].shift > 0 ? 0 : q->rescale[j].shift;
@@ -162,7 +163,8 @@ static void gemm_tasks(void *arg, int64_t begin, int64_t end)
                 o.oy = 0, o.b++;
         }
         tp_tfl_qgemm_run(job->g->kernel, job->packed, job->g->depth, a, job->in_place ? job->g->depth : job->row_bytes,
-                         count, &job->out, job->output + first * n, n, col_begin, col_end, scratch);
+                         count, &job->out, job->output + first * n * (job->q->sums ? 4 : 1), n, col_begin, col_end,
+                         scratch);
     }
     free(rows);
     free(scratch);
@@ -196,7 +198,7 @@ bool tp_tflite_qconv_gemm_run(const tp_tflite_qconv *q, const tp_tflite_qconv_ge
         make_col_terms(q, g, job.packed, col_term);
     }
     job.out = (tp_tfl_qgemm_out){g->col_term ? g->col_term : col_term, g->mantissa, g->left, g->right,
-                                 q->filter_zero, q->output_zero, q->act_min, q->act_max, false};
+                                 q->filter_zero, q->output_zero, q->act_min, q->act_max, q->sums};
     /* chunks of rows whose taps fit in about 16 KB; columns cut too when
      * rows are too few to give each thread four tasks */
     int64_t chunk = 16384 / job.row_bytes / 8 * 8;

@@ -5,7 +5,8 @@
  * planning) + Conv2D + BiasAdd + the fused activation, which the planner
  * fuses back into the convolution; FULLY_CONNECTED a Reshape to [-1, in] +
  * MatMul(transpose_b) + BiasAdd; DEPTHWISE_CONV_2D reshapes its filter
- * [1, H, W, C*M] to [H, W, C, M] (the same bytes). The int8 weights of
+ * [1, H, W, C*M] to [H, W, C, M] (the same bytes); a quantized
+ * SPACE_TO_BATCH_ND pads with the zero point's code first. The int8 weights of
  * hybrid models are dequantized first (folded once), and so is the int8
  * table of a hybrid EMBEDDING_LOOKUP (a GatherV2). An operator with a
  * quantized tensor, or options TensorFlow's op lacks, is left to its
@@ -509,6 +510,50 @@ static bool relu_0_to_1(tp_tfl_op *o)
     return hi && step(&c, "ClipByValue", "ClipByValue", (const char *[]){in[0], lo, hi}, 3, TFPI_FLOAT);
 }
 
+/* SPACE_TO_BATCH_ND: TF's op; on quantized codes TFLite pads with the
+ * zero point's code, not code 0: a PadV2 with that code first (its
+ * paddings the operator's [M, 2] padded to [rank, 2] with zero rows for
+ * the batch and the trailing dimensions; a Cast of an int32 constant makes
+ * the code; all folded while planning), then the op with zero paddings
+ * (ZerosLike of the operator's). */
+static bool space_to_batch(tp_tfl_op *o)
+{
+    const tp_tfl_tensor *x = in_tensor(o, 0), *block = in_tensor(o, 1);
+    if (!x->quant.count)
+        return same_inputs(o, "SpaceToBatchND", 0, "Tblock_shape") != NULL;
+    const char *in[3] = {0};
+    if (o->op->num_inputs != 3 || in_tensor(o, 2)->dtype != TFPI_INT32 || block->ndims != 1 || block->dims[0] < 1 ||
+        block->dims[0] > x->ndims - 1 || !inputs_of(o, in, 3) || !in[1] || !in[2])
+        return false;
+    const int32_t zero = (int32_t)x->quant.zero_point[0], rows[4] = {1, x->ndims - 1 - (int32_t)block->dims[0], 0, 0};
+    const int32_t square[2] = {2, 2};
+    const char *code = tp_tfl_const_i32(o->x, o->name, "pad_code_int32", &zero, 1, true);
+    const char *extra = code ? tp_tfl_const_i32(o->x, o->name, "extra_rows", rows, 4, false) : NULL;
+    const char *shape = extra ? tp_tfl_const_i32(o->x, o->name, "extra_rows_shape", square, 2, false) : NULL;
+    if (!shape)
+        return false;
+    chain c = {o, 6, NULL};
+    Tfpi__NodeDef *cast = step(&c, "pad_code", "Cast", &code, 1, 0);
+    if (!attr(o, cast, "SrcT", tp_attr_new_type(TFPI_INT32)) || !attr(o, cast, "DstT", tp_attr_new_type(x->dtype)) ||
+        !attr(o, cast, "Truncate", tp_attr_new_bool(false)))
+        return false;
+    Tfpi__NodeDef *spec = step(&c, "extra_rows_2x2", "Reshape", (const char *[]){extra, shape}, 2, TFPI_INT32);
+    if (!attr(o, spec, "Tshape", tp_attr_new_type(TFPI_INT32)))
+        return false;
+    Tfpi__NodeDef *all = step(&c, "all_paddings", "Pad", (const char *[]){in[2], spec->name}, 2, TFPI_INT32);
+    if (!attr(o, all, "Tpaddings", tp_attr_new_type(TFPI_INT32)))
+        return false;
+    Tfpi__NodeDef *pad = step(&c, "padded", "PadV2", (const char *[]){in[0], all->name, cast->name}, 3, x->dtype);
+    if (!attr(o, pad, "Tpaddings", tp_attr_new_type(TFPI_INT32)))
+        return false;
+    Tfpi__NodeDef *zeros = step(&c, "no_paddings", "ZerosLike", &in[2], 1, TFPI_INT32);
+    Tfpi__NodeDef *def = zeros ? step(&c, "SpaceToBatchND", "SpaceToBatchND",
+                                      (const char *[]){pad->name, in[1], zeros->name}, 3, x->dtype)
+                               : NULL;
+    return attr(o, def, "Tblock_shape", tp_attr_new_type(block->dtype)) &&
+           attr(o, def, "Tpaddings", tp_attr_new_type(TFPI_INT32));
+}
+
 /* SqueezeOptions.squeeze_dims as a list attribute. */
 static Tfpi__AttrValue *squeeze_dims(const tp_tfl_op *o)
 {
@@ -540,7 +585,7 @@ static const struct {
     {104, "Ceil", NULL}, {116, "Round", NULL}, {111, "Elu", NULL}, {158, "Sign", NULL}, {50, "LogSoftmax", NULL},
     {93, "ZerosLike", NULL}, {39, "Transpose", "Tperm"}, {69, "Tile", "Tmultiples"}, {70, "ExpandDims", "Tdim"},
     {34, "Pad", "Tpaddings"}, {60, "PadV2", "Tpaddings"}, {65, "Slice", "Index"}, {107, "GatherNd", NULL},
-    {38, "SpaceToBatchND", "Tblock_shape"}, {37, "BatchToSpaceND", "Tblock_shape"}, {105, "ReverseV2", "Tidx"},
+    {37, "BatchToSpaceND", "Tblock_shape"}, {105, "ReverseV2", "Tidx"},
     {130, "BroadcastTo", "Tidx"}, {109, "Where", NULL}, {48, "TopKV2", NULL}, {106, "AddN", NULL},
     {110, "Rank", NULL},
 };
@@ -548,7 +593,9 @@ static const struct {
 /* Operators that only move elements (none computes with a value), or
  * compare them: on quantized tensors that all share one scale and zero
  * point, the TF op on the codes gives what TFLite gives (TFLite's
- * comparisons rescale both sides alike, exactly: 128 x (code + offset)). */
+ * comparisons rescale both sides alike, exactly: 128 x (code + offset));
+ * and CAST, which converts the codes themselves in TFLite too (its
+ * quantization ignored). */
 static bool codes_suffice(int32_t builtin)
 {
     static const int32_t moving[] = {22 /* RESHAPE */, 43 /* SQUEEZE */, 70 /* EXPAND_DIMS */, 39 /* TRANSPOSE */,
@@ -556,9 +603,9 @@ static bool codes_suffice(int32_t builtin)
                                      83 /* PACK */, 88 /* UNPACK */, 49 /* SPLIT */, 102 /* SPLIT_V */,
                                      26 /* SPACE_TO_DEPTH */, 5 /* DEPTH_TO_SPACE */, 69 /* TILE */,
                                      105 /* REVERSE_V2 */, 7 /* EMBEDDING_LOOKUP */, 130 /* BROADCAST_TO */,
-                                     100 /* MIRROR_PAD */, 37 /* BATCH_TO_SPACE_ND */, 64 /* SELECT */,
-                                     123 /* SELECT_V2 */, 71 /* EQUAL */, 72 /* NOT_EQUAL */, 58 /* LESS */,
-                                     63 /* LESS_EQUAL */, 61 /* GREATER */, 62 /* GREATER_EQUAL */};
+                                     100 /* MIRROR_PAD */, 37 /* BATCH_TO_SPACE_ND */, 38 /* SPACE_TO_BATCH_ND */,
+                                     64 /* SELECT */, 123 /* SELECT_V2 */, 71 /* EQUAL */, 72 /* NOT_EQUAL */, 58 /* LESS */,
+                                     63 /* LESS_EQUAL */, 61 /* GREATER */, 62 /* GREATER_EQUAL */, 53 /* CAST */};
     for (size_t i = 0; i < sizeof moving / sizeof moving[0]; i++)
         if (moving[i] == builtin)
             return true;
@@ -676,6 +723,7 @@ tfpi_code tp_tfl_float_op(tp_tfl_op *o, bool *handled)
     case 126: ok = batch_matmul(o); break;
     case 43: ok = attr(o, same_inputs(o, "Squeeze", 0, NULL), "squeeze_dims", squeeze_dims(o)); break;
     case 7: ok = embedding_lookup(o); break;
+    case 38: ok = space_to_batch(o); break;
     case 128: ok = cumsum(o); break;
     case 140: ok = reduction(o, "All"); break;
     case 85: ok = one_hot(o); break;

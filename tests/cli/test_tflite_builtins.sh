@@ -4,17 +4,22 @@
 # RELU_0_TO_1, quantized BROADCAST_TO, MIRROR_PAD, SELECT_V2, comparisons,
 # BATCH_TO_SPACE_ND, SHAPE, RANK, int8 REDUCE_MIN, MATRIX_DIAG,
 # MATRIX_SET_DIAG, and the HASHTABLE operators with the
-# CALL_ONCE that fills a table; tests/cli/tflite_builtins.py writes them)
-# through run_graph, against numpy: integer and bool outputs exactly, float
-# outputs within 1e-6 relative.
+# CALL_ONCE that fills a table; tests/cli/tflite_builtins.py writes them),
+# and the 8-bit builtins with TFLite's own integer rules (TRANSPOSE_CONV...;
+# tests/cli/tflite_quantized_ops.py) through run_graph, against numpy:
+# integer and bool outputs exactly, float outputs within 1e-6 relative.
 . tests/cli/lib.sh
 PY=${TFPI_PYTHON:-/usr/bin/python3}
 DIR=$CLI_TMP/tflite_builtins
-if ! cases=$("$PY" tests/cli/tflite_builtins.py "$DIR" 2>"$CLI_TMP/pyerr"); then
-    cli_result "one-operator .tflite files written" no "$(tail -n 1 "$CLI_TMP/pyerr")"
-    cli_summary
-    exit
-fi
+cases=""
+for writer in tflite_builtins tflite_quantized_ops; do
+    if ! written=$("$PY" "tests/cli/$writer.py" "$DIR" 2>"$CLI_TMP/pyerr"); then
+        cli_result "one-operator .tflite files written by $writer.py" no "$(tail -n 1 "$CLI_TMP/pyerr")"
+        cli_summary
+        exit
+    fi
+    cases="$cases $written"
+done
 for c in $cases; do
     args=""
     for f in "$DIR/$c".in.*.npy; do

@@ -15,8 +15,11 @@
 #include "graph_builder.h"
 #include "op_test.h"
 
-/* q_<role><i>_scale / _zero_point / _dim as the .tflite reader writes them. */
-static void set_quant(Tfpi__NodeDef *n, const char *role, int i, float scale, int64_t zero_point)
+/* q_<role><i>_scale / _zero_point / _dim as the .tflite reader writes
+ * them: count scales and zero points (more than one: per channel along
+ * dimension 0). */
+static void set_quants(Tfpi__NodeDef *n, const char *role, int i, const float *scales, const int64_t *zero_points,
+                       int count)
 {
     char key[48];
     snprintf(key, sizeof key, "q_%s%d_scale", role, i);
@@ -24,11 +27,16 @@ static void set_quant(Tfpi__NodeDef *n, const char *role, int i, float scale, in
     v->value_case = TFPI__ATTR_VALUE__VALUE_LIST;
     v->list = calloc(1, sizeof *v->list);
     tfpi__attr_value__list_value__init(v->list);
-    v->list->f = malloc(sizeof *v->list->f);
-    v->list->f[0] = scale;
-    v->list->n_f = 1;
+    v->list->f = malloc(sizeof *v->list->f * (size_t)count);
+    memcpy(v->list->f, scales, sizeof *v->list->f * (size_t)count);
+    v->list->n_f = (size_t)count;
     snprintf(key, sizeof key, "q_%s%d_zero_point", role, i);
-    gd_attr_set_ints(n, key, &zero_point, 1);
+    gd_attr_set_ints(n, key, zero_points, count);
+}
+
+static void set_quant(Tfpi__NodeDef *n, const char *role, int i, float scale, int64_t zero_point)
+{
+    set_quants(n, role, i, &scale, &zero_point, 1);
 }
 
 /* x (and y if given) as Consts of dtype, fed into node "out" of op. */
@@ -102,8 +110,8 @@ static void expect_binary_fails(const char *op, int bad, const char *fragment)
 
 static void test_hostile_binary(void)
 {
-    static const char *const ops[] = {"ADD", "SUB", "MUL", "SQUARED_DIFFERENCE"};
-    for (int k = 0; k < 4; k++) {
+    static const char *const ops[] = {"ADD", "SUB", "MUL", "SQUARED_DIFFERENCE", "DIV"};
+    for (int k = 0; k < 5; k++) {
         expect_binary_fails(ops[k], 0, "scale 0");
         expect_binary_fails(ops[k], 1, "scale nan");
         expect_binary_fails(ops[k], 2, "zero point 300");
@@ -388,6 +396,163 @@ static void test_hostile_integer_lstm(void)
     }
 }
 
+/* TRANSPOSE_CONV (output_shape, filter [3, 2, 2, 2], input [1, 2, 2, 2],
+ * bias [3]), each variant spoiling one thing. */
+static void test_hostile_transpose_conv(void)
+{
+    static const int8_t x[8] = {0}, w[24] = {0};
+    static const float w_scales[3] = {0.5f, 0.25f, 0.0f};
+    static const int32_t bias[3] = {0}, shape_ok[4] = {1, 4, 4, 3}, shape_batch[4] = {2, 4, 4, 3},
+                         shape_huge[4] = {1, 1 << 24, 1 << 24, 3}, shape_wide[4] = {1, 4, (1 << 24) + 1, 3};
+    static const float fx[8] = {0};
+    const int64_t x_dims[4] = {1, 2, 2, 2}, w_dims[4] = {3, 2, 2, 2}, four[1] = {4}, three[1] = {3}, two[1] = {2};
+    static const int64_t zeros[3] = {0, 0, 0}, nonzero[3] = {0, 3, 0};
+    static const char *const fragments[] = {
+        "the input (input 2) is float", /* 0 */
+        "the filter's scale 2 is 0", /* 1 */
+        "int8 filters must have zero point 0", /* 2 */
+        "the filter has 2 scales along dimension 0", /* 3 */
+        "output_shape must be [1, height, width, 3]", /* 4 */
+        "too large", /* 5 */
+        "heights and widths must be in 1..2^24", /* 6 */
+        "the bias (input 3) must be int32 with 3 values", /* 7 */
+        "stride_h 0", /* 8 */
+        "output 0 has no quantization", /* 9 */
+        "input 2 has scale 0", /* 10 */
+    };
+    for (int v = 0; v < (int)(sizeof fragments / sizeof fragments[0]); v++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "shape", TFPI_INT32, four, 1,
+                 v == 4 ? shape_batch : v == 5 ? shape_huge : v == 6 ? shape_wide : shape_ok);
+        gb_const(g, "w", TFPI_INT8, w_dims, 4, w);
+        gb_const(g, "x", v == 0 ? TFPI_FLOAT : TFPI_INT8, x_dims, 4, v == 0 ? (const void *)fx : (const void *)x);
+        gb_const(g, "bias", TFPI_INT32, v == 7 ? two : three, 1, bias);
+        Tfpi__NodeDef *n = gb_node(g, "TRANSPOSE_CONV", "out", "shape", "w", "x", "bias", NULL);
+        gd_attr_set_type(n, "T", TFPI_INT8);
+        gd_attr_set_int(n, "stride_h", v == 8 ? 0 : 2);
+        gd_attr_set_int(n, "stride_w", 2);
+        set_quants(n, "in", 1, v == 1 ? w_scales : (const float[]){0.5f, 0.5f, 0.5f}, v == 2 ? nonzero : zeros,
+                   v == 3 ? 2 : 3);
+        set_quant(n, "in", 2, v == 10 ? 0.0f : 0.1f, 0);
+        if (v != 9)
+            set_quant(n, "out", 0, 0.2f, 0);
+        CHECK_FAILS(g, NULL, "out", "out", fragments[v]);
+        gb_free(g);
+    }
+}
+
+/* BATCH_MATMUL: uint8 (TFLite has only int8), depths that differ, batch
+ * dimensions that do not broadcast, a vector, a zero scale, a
+ * per-channel rhs. */
+static void test_hostile_batch_matmul(void)
+{
+    static const int8_t v[64] = {0};
+    static const struct {
+        int64_t a[3], b[3];
+        int a_rank, b_rank;
+        const char *fragment;
+    } cases[] = {
+        {{2, 3}, {3, 4}, 2, 2, "TFLite has no uint8 form"},
+        {{2, 3}, {4, 5}, 2, 2, "lhs has depth 3 and rhs 4"},
+        {{2, 1, 3}, {3, 3, 4}, 3, 3, "batch dimensions 2 and 3 do not broadcast"},
+        {{6}, {6, 1}, 1, 2, "rank 2 to 5, not 1 and 2"},
+        {{2, 3}, {3, 4}, 2, 2, "input 1 has scale 0"},
+        {{2, 3}, {3, 2}, 2, 2, "input 1 must be quantized per tensor (it has 2 scales)"},
+    };
+    static const float two_scales[2] = {0.5f, 0.5f};
+    static const int64_t two_zeros[2] = {0, 0};
+    for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
+        gb_graph *g = gb_new();
+        const tfpi_dtype t = k == 0 ? TFPI_UINT8 : TFPI_INT8;
+        Tfpi__NodeDef *n = tflite_node(g, "BATCH_MATMUL", t, cases[k].a, cases[k].a_rank, v, cases[k].b,
+                                       cases[k].b_rank, v);
+        set_quant(n, "in", 0, 0.5f, 0);
+        if (k == 5)
+            set_quants(n, "in", 1, two_scales, two_zeros, 2);
+        else
+            set_quant(n, "in", 1, k == 4 ? 0.0f : 0.5f, 0);
+        set_quant(n, "out", 0, 0.5f, 0);
+        CHECK_FAILS(g, NULL, "out", "out", cases[k].fragment);
+        gb_free(g);
+    }
+}
+
+/* A one-input op on x (of type t: in scale 0.5, the output's out_scale)
+ * that must fail with fragment. */
+static void unary_fails(const char *op, tfpi_dtype t, float out_scale, const char *fragment)
+{
+    static const int8_t x[4] = {-5, 0, 5, 100};
+    const int64_t dims[1] = {4};
+    gb_graph *g = gb_new();
+    Tfpi__NodeDef *n = tflite_node(g, op, t, dims, 1, x, NULL, 0, NULL);
+    set_quant(n, "in", 0, 0.5f, 0);
+    set_quant(n, "out", 0, out_scale, 0);
+    CHECK_FAILS(g, NULL, "out", "out", fragment);
+    gb_free(g);
+}
+
+/* DIV: a multiplier past its range, types that differ; the table ops:
+ * uint8 where TFLite takes int8 only, a negative value under SQRT and
+ * RSQRT (an error when run, as TFLite's), a zero output scale. */
+static void test_hostile_div_and_tables(void)
+{
+    static const int8_t x[4] = {-5, 0, 5, 100};
+    const int64_t dims[1] = {4};
+    gb_graph *g = gb_new();
+    Tfpi__NodeDef *n = tflite_node(g, "DIV", TFPI_INT8, dims, 1, x, dims, 1, x);
+    set_quant(n, "in", 0, 1e6f, 0);
+    set_quant(n, "in", 1, 1e-3f, 0);
+    set_quant(n, "out", 0, 1e-3f, 0);
+    CHECK_FAILS(g, NULL, "out", "out", "out of DIV's range");
+    gb_free(g);
+    g = gb_new();
+    n = tflite_node(g, "DIV", TFPI_INT8, dims, 1, x, dims, 1, x);
+    gd_attr_set_type(n, "T", TFPI_UINT8);
+    CHECK_FAILS(g, NULL, "out", "out", "inputs and output must have one type");
+    gb_free(g);
+    static const char *const int8_only[] = {"SQRT", "RSQRT"};
+    for (int k = 0; k < 2; k++) {
+        unary_fails(int8_only[k], TFPI_UINT8, 0.5f, "TFLite's quantized form of this operator is int8");
+        unary_fails(int8_only[k], TFPI_INT8, 0.5f, "element 0 is negative (code -5)");
+    }
+    unary_fails("EXP", TFPI_INT8, 0.0f, "output 0 has scale 0");
+}
+
+/* REDUCE_PROD: uint8 (TFLite's is int8), a step multiplier past its range. */
+static void test_hostile_reduce_prod(void)
+{
+    static const int8_t x[4] = {-5, 0, 5, 100};
+    const int64_t dims[1] = {4}, one[1] = {1};
+    const int32_t axis = 0;
+    for (int k = 0; k < 2; k++) {
+        gb_graph *g = gb_new();
+        gb_const(g, "x", k ? TFPI_INT8 : TFPI_UINT8, dims, 1, x);
+        gb_const(g, "axis", TFPI_INT32, one, 1, &axis);
+        Tfpi__NodeDef *n = gb_node(g, "REDUCE_PROD", "out", "x", "axis", NULL);
+        set_quant(n, "in", 0, k ? 1e6f : 0.5f, 0);
+        set_quant(n, "out", 0, k ? 1e-6f : 0.5f, 0);
+        CHECK_FAILS(g, NULL, "out", "out", k ? "out of REDUCE_PROD's range" : "TFLite's quantized REDUCE_PROD is int8");
+        gb_free(g);
+    }
+}
+
+/* Comparisons of differently quantized inputs: a scale of 1 or more
+ * (TFLite's rule is undefined there), an output that is not bool. */
+static void test_hostile_comparison(void)
+{
+    static const int8_t x[4] = {-5, 0, 5, 100};
+    const int64_t dims[1] = {4};
+    for (int k = 0; k < 2; k++) {
+        gb_graph *g = gb_new();
+        Tfpi__NodeDef *n = tflite_node(g, "LESS", TFPI_INT8, dims, 1, x, dims, 1, x);
+        gd_attr_set_type(n, "T", k ? TFPI_INT8 : TFPI_BOOL);
+        set_quant(n, "in", 0, 0.5f, 0);
+        set_quant(n, "in", 1, 2.0f, 0);
+        CHECK_FAILS(g, NULL, "out", "out", k ? "the output be bool" : "input 1 has scale 2: TFLite's quantized comparison");
+        gb_free(g);
+    }
+}
+
 int main(void)
 {
     RUN(test_add_by_hand);
@@ -399,5 +564,10 @@ int main(void)
     RUN(test_hostile_detection);
     RUN(test_hostile_lstm);
     RUN(test_hostile_integer_lstm);
+    RUN(test_hostile_transpose_conv);
+    RUN(test_hostile_batch_matmul);
+    RUN(test_hostile_div_and_tables);
+    RUN(test_hostile_comparison);
+    RUN(test_hostile_reduce_prod);
     return check_summary();
 }
