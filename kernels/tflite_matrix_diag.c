@@ -61,8 +61,10 @@ static tfpi_code diag_run(tp_op_ctx *ctx)
 static tfpi_code set_diag_prepare(tp_op_ctx *ctx)
 {
     tfpi_code code = tp_expect_inputs(ctx, 2, 2);
+    if (code != TFPI_OK)
+        return code;
     const tfpi_tensor *in = ctx->inputs[0], *diagonal = ctx->inputs[1];
-    if (code != TFPI_OK || (code = expect_type(ctx, in->dtype)) != TFPI_OK)
+    if ((code = expect_type(ctx, in->dtype)) != TFPI_OK)
         return code;
     if (in->ndims < 2)
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the input has rank %d; it takes matrices (rank 2 or more)",

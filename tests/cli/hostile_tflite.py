@@ -233,6 +233,11 @@ def cases():
     yield "matrix_set_diag_diagonal_too_long_loads", m.write(), \
         r"node 'y' \(MATRIX_SET_DIAG\): the diagonal has rank 2 and 4 values a matrix; the input's 1 batch dimensions and min\(3, 4\)"
     m = tw.Model()
+    x, y = m.const("x", np.zeros((3, 4), np.float32)), m.tensor("y", [3, 4])
+    m.outputs = [y]
+    m.op(115, [x], [y])
+    yield "matrix_set_diag_one_input_loads", m.write(), r"node 'y' \(MATRIX_SET_DIAG\): expects 2 inputs, has 1"
+    m = tw.Model()
     x, y = m.tensor("x", [3], 6, data=np.zeros(3, bool)), m.tensor("y", [3, 3], 6)
     m.outputs = [y]
     m.op(113, [x], [y])
