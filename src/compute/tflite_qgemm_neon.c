@@ -108,42 +108,92 @@ enum { MR = 4 };
     "ldp q4, q5, [x13]\n" "ldp q6, q7, [x13, #32]\n" \
     "add x15, x15, #16\n" "add x13, x13, #64\n" "subs x14, x14, #1\n"
 
+/* The tile's loop: row pointers, the first block (starting the
+ * accumulators), the rest. */
+#define TILE_LOOP(BLOCK, FIRST, ADD) \
+    "0:\n" \
+    "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
+    "add x12, x11, %[lda]\n" "mov x13, %[panel]\n" "mov x14, %[blocks]\n" \
+    "mov x15, #0\n" \
+    LOAD_BLOCK \
+    BLOCK(FIRST, ADD) \
+    "b.eq 2f\n" \
+    "1:\n" \
+    LOAD_BLOCK \
+    BLOCK(ADD, ADD) \
+    "b.ne 1b\n" \
+    "2:\n"
+/* row sums: each accumulator's four lanes, pairwise twice, into v0-v3,
+ * plus the column terms; the mantissas in v5, the right shifts in v6 */
+#define TILE_SUMS \
+    "addp v4.4s, v16.4s, v17.4s\n" "addp v5.4s, v18.4s, v19.4s\n" \
+    "addp v6.4s, v20.4s, v21.4s\n" "addp v7.4s, v22.4s, v23.4s\n" \
+    "addp v8.4s, v24.4s, v25.4s\n" "addp v9.4s, v26.4s, v27.4s\n" \
+    "addp v10.4s, v28.4s, v29.4s\n" "addp v11.4s, v30.4s, v31.4s\n" \
+    "ldp x9, x10, [%[e]]\n" \
+    "addp v0.4s, v4.4s, v5.4s\n" "addp v1.4s, v6.4s, v7.4s\n" \
+    "ldp x11, x12, [%[e], #16]\n" \
+    "addp v2.4s, v8.4s, v9.4s\n" "addp v3.4s, v10.4s, v11.4s\n" \
+    "ldr q4, [x9]\n" \
+    "ldr q5, [x10]\n" \
+    "ldr q6, [x12]\n" \
+    ROWS4("add", "v4.4s")
+/* the rounding shift's fixup where some column does not shift right */
+#define ROWS4_FIXUP \
+    "and v8.16b, v0.16b, v6.16b\n" "and v9.16b, v1.16b, v6.16b\n" \
+    "and v10.16b, v2.16b, v6.16b\n" "and v11.16b, v3.16b, v6.16b\n" \
+    "sshr v8.4s, v8.4s, #31\n" "sshr v9.4s, v9.4s, #31\n" \
+    "sshr v10.4s, v10.4s, #31\n" "sshr v11.4s, v11.4s, #31\n" \
+    "sqadd v0.4s, v0.4s, v8.4s\n" "sqadd v1.4s, v1.4s, v9.4s\n" \
+    "sqadd v2.4s, v2.4s, v10.4s\n" "sqadd v3.4s, v3.4s, v11.4s\n"
+/* after the fixup: the rounding shift, the zero point, the clamp in 32
+ * bits, two unzips keeping the codes' low bytes, the stores, the next rows */
+#define TILE_CODES \
+    "add x9, %[e], #32\n" \
+    "ld1r {v7.4s}, [x9], #4\n" \
+    "ld1r {v4.4s}, [x9], #4\n" \
+    ROWS4("srshl", "v6.4s") \
+    "ld1r {v5.4s}, [x9]\n" \
+    ROWS4("add", "v7.4s") \
+    ROWS4("smax", "v4.4s") \
+    ROWS4("smin", "v5.4s") \
+    "uzp1 v0.8h, v0.8h, v1.8h\n" "uzp1 v2.8h, v2.8h, v3.8h\n" \
+    "add x9, %[c], %[ldc]\n" \
+    "uzp1 v0.16b, v0.16b, v2.16b\n" \
+    "add x10, x9, %[ldc]\n" \
+    "st1 {v0.s}[0], [%[c]]\n" \
+    "add x11, x10, %[ldc]\n" \
+    "st1 {v0.s}[1], [x9]\n" \
+    "add %[c], x11, %[ldc]\n" \
+    "st1 {v0.s}[2], [x10]\n" \
+    "add %[a], %[a], %[lda], lsl #2\n" \
+    "st1 {v0.s}[3], [x11]\n"
+#define TILE_NEXT \
+    "subs %[tiles], %[tiles], #1\n" \
+    "b.ne 0b\n"
+#define TILE_OPERANDS \
+    : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term) \
+    : [lda] "r"(lda), [panel] "r"(panel), [blocks] "r"(blocks), [e] "r"(e), [ldc] "r"(ldc) \
+    : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", \
+      "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "x9", \
+      "x10", "x11", "x12", "x13", "x14", "x15", "cc", "memory"
+#define TILE_SIGNATURE(NAME) \
+    static void NAME(const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
+                     const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles)
+
 /* `tiles` tiles of 4 x 4 down a panel, from the rows at a and the outputs at
  * c: per tile the loop over the blocks (the first starts the accumulators),
  * the row sums, the epilogue (four rows interleaved, so the in-order A53
  * overlaps their latencies; the clamp in 32 bits, after which two unzips
  * keep the codes' low bytes), the stores. Registers: rows x9-x12, panel
  * x13, blocks x14, offset x15; A in v0-v3, B in v4-v7, products v8-v15,
- * the accumulator of row r, column c in v(16 + 4r + c). */
+ * the accumulator of row r, column c in v(16 + 4r + c). Every epilogue:
+ * row terms, left shifts, int32 sums, each where asked. */
 #define DEFINE_TILES(NAME, BLOCK, FIRST, ADD) \
-    static void NAME(const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
-                     const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles) \
+    TILE_SIGNATURE(NAME) \
     { \
-        __asm__ volatile("0:\n" \
-                         "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
-                         "add x12, x11, %[lda]\n" "mov x13, %[panel]\n" "mov x14, %[blocks]\n" \
-                         "mov x15, #0\n" \
-                         LOAD_BLOCK \
-                         BLOCK(FIRST, ADD) \
-                         "b.eq 2f\n" \
-                         "1:\n" \
-                         LOAD_BLOCK \
-                         BLOCK(ADD, ADD) \
-                         "b.ne 1b\n" \
-                         "2:\n" \
-                         /* row sums: each accumulator's four lanes, pairwise twice */ \
-                         "addp v4.4s, v16.4s, v17.4s\n" "addp v5.4s, v18.4s, v19.4s\n" \
-                         "addp v6.4s, v20.4s, v21.4s\n" "addp v7.4s, v22.4s, v23.4s\n" \
-                         "addp v8.4s, v24.4s, v25.4s\n" "addp v9.4s, v26.4s, v27.4s\n" \
-                         "addp v10.4s, v28.4s, v29.4s\n" "addp v11.4s, v30.4s, v31.4s\n" \
-                         "ldp x9, x10, [%[e]]\n" \
-                         "addp v0.4s, v4.4s, v5.4s\n" "addp v1.4s, v6.4s, v7.4s\n" \
-                         "ldp x11, x12, [%[e], #16]\n" \
-                         "addp v2.4s, v8.4s, v9.4s\n" "addp v3.4s, v10.4s, v11.4s\n" \
-                         "ldr q4, [x9]\n" \
-                         "ldr q5, [x10]\n" \
-                         "ldr q6, [x12]\n" \
-                         ROWS4("add", "v4.4s") \
+        __asm__ volatile(TILE_LOOP(BLOCK, FIRST, ADD) \
+                         TILE_SUMS \
                          "cbz %[row_term], 3f\n" \
                          "ld1r {v8.4s}, [%[row_term]], #4\n" "ld1r {v9.4s}, [%[row_term]], #4\n" \
                          "ld1r {v10.4s}, [%[row_term]], #4\n" "ld1r {v11.4s}, [%[row_term]], #4\n" \
@@ -165,32 +215,9 @@ enum { MR = 4 };
                          ROWS4_SSRA \
                          "b 6f\n" \
                          "5:\n" \
-                         "and v8.16b, v0.16b, v6.16b\n" "and v9.16b, v1.16b, v6.16b\n" \
-                         "and v10.16b, v2.16b, v6.16b\n" "and v11.16b, v3.16b, v6.16b\n" \
-                         "sshr v8.4s, v8.4s, #31\n" "sshr v9.4s, v9.4s, #31\n" \
-                         "sshr v10.4s, v10.4s, #31\n" "sshr v11.4s, v11.4s, #31\n" \
-                         "sqadd v0.4s, v0.4s, v8.4s\n" "sqadd v1.4s, v1.4s, v9.4s\n" \
-                         "sqadd v2.4s, v2.4s, v10.4s\n" "sqadd v3.4s, v3.4s, v11.4s\n" \
+                         ROWS4_FIXUP \
                          "6:\n" \
-                         "add x9, %[e], #32\n" \
-                         "ld1r {v7.4s}, [x9], #4\n" \
-                         "ld1r {v4.4s}, [x9], #4\n" \
-                         ROWS4("srshl", "v6.4s") \
-                         "ld1r {v5.4s}, [x9]\n" \
-                         ROWS4("add", "v7.4s") \
-                         ROWS4("smax", "v4.4s") \
-                         ROWS4("smin", "v5.4s") \
-                         "uzp1 v0.8h, v0.8h, v1.8h\n" "uzp1 v2.8h, v2.8h, v3.8h\n" \
-                         "add x9, %[c], %[ldc]\n" \
-                         "uzp1 v0.16b, v0.16b, v2.16b\n" \
-                         "add x10, x9, %[ldc]\n" \
-                         "st1 {v0.s}[0], [%[c]]\n" \
-                         "add x11, x10, %[ldc]\n" \
-                         "st1 {v0.s}[1], [x9]\n" \
-                         "add %[c], x11, %[ldc]\n" \
-                         "st1 {v0.s}[2], [x10]\n" \
-                         "add %[a], %[a], %[lda], lsl #2\n" \
-                         "st1 {v0.s}[3], [x11]\n" \
+                         TILE_CODES \
                          "b 8f\n" \
                          /* the int32 sums, for TensorFlow's 8-bit ops */ \
                          "7:\n" \
@@ -198,19 +225,29 @@ enum { MR = 4 };
                          "str q2, [%[c]]\n" "add %[c], %[c], %[ldc]\n" "str q3, [%[c]]\n" "add %[c], %[c], %[ldc]\n" \
                          "add %[a], %[a], %[lda], lsl #2\n" \
                          "8:\n" \
-                         "subs %[tiles], %[tiles], #1\n" \
-                         "b.ne 0b\n" \
-                         : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term) \
-                         : [lda] "r"(lda), [panel] "r"(panel), [blocks] "r"(blocks), [e] "r"(e), [ldc] "r"(ldc) \
-                         : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", \
-                           "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", \
-                           "v25", "v26", "v27", "v28", "v29", "v30", "v31", "x9", "x10", "x11", "x12", "x13", \
-                           "x14", "x15", "cc", "memory"); \
+                         TILE_NEXT \
+                         TILE_OPERANDS); \
+    }
+/* Codes without row terms or left shifts (int8 models' per-channel
+ * weights), the epilogue one straight run with no branch, FIXUP being
+ * ROWS4_SSRA where every column shifts right, else ROWS4_FIXUP. */
+#define DEFINE_TILE_CODES(NAME, BLOCK, FIRST, ADD, FIXUP) \
+    TILE_SIGNATURE(NAME) \
+    { \
+        __asm__ volatile(TILE_LOOP(BLOCK, FIRST, ADD) \
+                         TILE_SUMS \
+                         ROWS4("sqrdmulh", "v5.4s") \
+                         FIXUP \
+                         TILE_CODES \
+                         TILE_NEXT \
+                         TILE_OPERANDS); \
     }
 
 DEFINE_TILES(pair_tiles, PAIR_BLOCK, "saddlp", "sadalp")
 DEFINE_TILES(wide_s8_tiles, WIDE_S8_BLOCK, "saddlp", "sadalp")
 DEFINE_TILES(wide_u8_tiles, WIDE_U8_BLOCK, "uaddlp", "uadalp")
+DEFINE_TILE_CODES(pair_codes_right, PAIR_BLOCK, "saddlp", "sadalp", ROWS4_SSRA)
+DEFINE_TILE_CODES(pair_codes, PAIR_BLOCK, "saddlp", "sadalp", ROWS4_FIXUP)
 
 #else
 enum { MR = 2 };
@@ -395,7 +432,22 @@ static inline __attribute__((always_inline)) void panel_tiles(const tp_tfl_qpane
     }
 }
 
+#if defined(__aarch64__)
+/* The straight epilogue where the panel needs no more, else the general one. */
+static tiles_fn codes_tiles(const tp_tfl_qpanel *p, tiles_fn general, tiles_fn codes_right, tiles_fn codes)
+{
+    if (p->row_term || p->sums || p->shift_left)
+        return general;
+    return p->all_right ? codes_right : codes;
+}
+
+static void panel_pair(const tp_tfl_qpanel *p)
+{
+    panel_tiles(p, codes_tiles(p, pair_tiles, pair_codes_right, pair_codes), MR, 4);
+}
+#else
 static void panel_pair(const tp_tfl_qpanel *p) { panel_tiles(p, pair_tiles, MR, 4); }
+#endif
 static void panel_wide_s8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_s8_tiles, MR, 4); }
 static void panel_wide_u8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_u8_tiles, MR, 4); }
 
@@ -608,20 +660,13 @@ DEFINE_DOT_CODES(dot_s8_codes, "sdot", FIXUP16)
 DEFINE_DOT_CODES(dot_u8_codes_right, "udot", SSRA16)
 DEFINE_DOT_CODES(dot_u8_codes, "udot", FIXUP16)
 
-/* The straight epilogue where the panel needs no more, else the general one. */
-static tiles_fn dot_tiles(const tp_tfl_qpanel *p, tiles_fn general, tiles_fn codes_right, tiles_fn codes)
-{
-    if (p->row_term || p->sums || p->shift_left)
-        return general;
-    return p->all_right ? codes_right : codes;
-}
 static void panel_dot_s8(const tp_tfl_qpanel *p)
 {
-    panel_tiles(p, dot_tiles(p, dot_s8_tiles, dot_s8_codes_right, dot_s8_codes), 8, 8);
+    panel_tiles(p, codes_tiles(p, dot_s8_tiles, dot_s8_codes_right, dot_s8_codes), 8, 8);
 }
 static void panel_dot_u8(const tp_tfl_qpanel *p)
 {
-    panel_tiles(p, dot_tiles(p, dot_u8_tiles, dot_u8_codes_right, dot_u8_codes), 8, 8);
+    panel_tiles(p, codes_tiles(p, dot_u8_tiles, dot_u8_codes_right, dot_u8_codes), 8, 8);
 }
 
 static bool has_dot(void) { return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0; }
