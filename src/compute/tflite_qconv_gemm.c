@@ -94,15 +94,22 @@ typedef struct gemm_job {
     int failed;
 } gemm_job;
 
-/* n bytes from src to dst: a loop for the few bytes of a first layer's
- * taps (a call costs more than the copy), else memcpy. */
+/* n bytes from src to dst: the few bytes of a first layer's taps (a call
+ * costs more than the copy) as two fixed-size copies that overlap in the
+ * middle (4-16 bytes) or one at a time (1-3), else memcpy. */
 static inline void copy_taps(uint8_t *dst, const uint8_t *src, int64_t n)
 {
-    if (n <= 16)
+    if (n > 16)
+        memcpy(dst, src, (size_t)n);
+    else if (n >= 8) {
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(dst, src, 4);
+        memcpy(dst + n - 4, src + n - 4, 4);
+    } else
         for (int64_t i = 0; i < n; i++)
             dst[i] = src[i];
-    else
-        memcpy(dst, src, (size_t)n);
 }
 
 /* An output pixel: batch, row, column. */

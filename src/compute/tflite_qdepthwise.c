@@ -280,9 +280,10 @@ static void pixel16_any(const dw_job *job, const uint8_t *const *taps, int64_t n
     "saddw v25.4s, v25.4s, v" #LO ".4h\n" "saddw2 v26.4s, v26.4s, v" #LO ".8h\n" \
     "saddw v27.4s, v27.4s, v" #HI ".4h\n" "saddw2 v28.4s, v28.4s, v" #HI ".8h\n"
 
-static void dw3x3_blocks(const uint8_t *const *taps, const uint8_t *blocks, int64_t count, uint8_t *out)
+static void dw3x3_blocks(const uint8_t *const *taps, int64_t shift, const uint8_t *blocks, int64_t count,
+                         uint8_t *out)
 {
-    int64_t offset = 0;
+    int64_t offset = shift;
     __asm__ volatile("1:\n"
                      "ldp q16, q17, [%[b]]\n"
                      "ldr q0, [%[t0], %[offset]]\n"
@@ -355,10 +356,12 @@ static void dw3x3_blocks(const uint8_t *const *taps, const uint8_t *blocks, int6
     "vmull.s8 q12, d0, d4\n" "vmull.s8 q13, d1, d5\n" "vmull.s8 q14, d8, d12\n" "vmull.s8 q15, d9, d13\n" \
     "vmlal.s8 q12, d2, d6\n" "vmlal.s8 q13, d3, d7\n" "vmlal.s8 q14, d10, d14\n" "vmlal.s8 q15, d11, d15\n"
 
-static void dw3x3_blocks(const uint8_t *const *taps, const uint8_t *blocks, int64_t count64, uint8_t *out)
+static void dw3x3_blocks(const uint8_t *const *taps, int64_t shift, const uint8_t *blocks, int64_t count64,
+                         uint8_t *out)
 {
-    const uint8_t *t0 = taps[0], *t1 = taps[1], *t2 = taps[2], *t3 = taps[3], *t4 = taps[4], *t5 = taps[5];
-    const uint8_t *t6 = taps[6], *t7 = taps[7], *t8 = taps[8];
+    const uint8_t *t0 = taps[0] + shift, *t1 = taps[1] + shift, *t2 = taps[2] + shift, *t3 = taps[3] + shift;
+    const uint8_t *t4 = taps[4] + shift, *t5 = taps[5] + shift, *t6 = taps[6] + shift, *t7 = taps[7] + shift;
+    const uint8_t *t8 = taps[8] + shift;
     int32_t count = (int32_t)count64;
     __asm__ volatile("1:\n"
                      PAIRS2(0, 1, 2, 3)
@@ -440,6 +443,7 @@ static void dw_rows(void *arg, int64_t begin, int64_t end)
     dw_job *job = arg;
     const tp_window_params *p = &job->q->geo;
     const int64_t ntaps = p->window_h * p->window_w, whole = p->out_c / 16 * 16;
+    const bool blocks = job->d->blocks && whole > 0;
     const uint8_t **taps = malloc(sizeof *taps * (size_t)(ntaps + p->window_h));
     if (!taps) {
         __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
@@ -461,16 +465,23 @@ static void dw_rows(void *arg, int64_t begin, int64_t end)
             rows[ky] = y < 0 || y >= p->in_h ? NULL : job->input + (b * p->in_h + y) * p->in_w * p->in_c;
             rows_inside = rows_inside && rows[ky];
         }
+        int64_t shift = 0; /* tap t of this pixel: taps[t] + shift */
         for (int64_t ox = 0; ox < p->out_w; ox++) {
-            /* recomputed at the borders, stepped along inside the image */
-            if (!rows_inside || ox <= first || ox >= last)
+            /* recomputed at the borders, stepped along inside the image
+             * (by the assembly's offset, else by moving the pointers) */
+            if (!rows_inside || ox <= first || ox >= last) {
                 pixel_taps(p, rows, ox, job->d->pad_row, taps);
-            else
-                for (int64_t t = 0; t < ntaps; t++)
-                    taps[t] += p->stride_w * p->in_c;
+                shift = 0;
+            } else
+                shift += p->stride_w * p->in_c;
+            if (!blocks || whole < p->out_c) {
+                for (int64_t t = 0; shift && t < ntaps; t++)
+                    taps[t] += shift;
+                shift = 0;
+            }
             uint8_t *out = job->output + (row * p->out_w + ox) * p->out_c;
-            if (job->d->blocks && whole > 0)
-                dw3x3_blocks(taps, job->d->blocks, whole / 16, out);
+            if (blocks)
+                dw3x3_blocks(taps, shift, job->d->blocks, whole / 16, out);
             else if (ntaps == 9)
                 pixel16_3x3(job, taps, whole, out);
             else

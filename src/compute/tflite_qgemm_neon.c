@@ -108,42 +108,92 @@ enum { MR = 4 };
     "ldp q4, q5, [x13]\n" "ldp q6, q7, [x13, #32]\n" \
     "add x15, x15, #16\n" "add x13, x13, #64\n" "subs x14, x14, #1\n"
 
+/* The tile's loop: row pointers, the first block (starting the
+ * accumulators), the rest. */
+#define TILE_LOOP(BLOCK, FIRST, ADD) \
+    "0:\n" \
+    "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
+    "add x12, x11, %[lda]\n" "mov x13, %[panel]\n" "mov x14, %[blocks]\n" \
+    "mov x15, #0\n" \
+    LOAD_BLOCK \
+    BLOCK(FIRST, ADD) \
+    "b.eq 2f\n" \
+    "1:\n" \
+    LOAD_BLOCK \
+    BLOCK(ADD, ADD) \
+    "b.ne 1b\n" \
+    "2:\n"
+/* row sums: each accumulator's four lanes, pairwise twice, into v0-v3,
+ * plus the column terms; the mantissas in v5, the right shifts in v6 */
+#define TILE_SUMS \
+    "addp v4.4s, v16.4s, v17.4s\n" "addp v5.4s, v18.4s, v19.4s\n" \
+    "addp v6.4s, v20.4s, v21.4s\n" "addp v7.4s, v22.4s, v23.4s\n" \
+    "addp v8.4s, v24.4s, v25.4s\n" "addp v9.4s, v26.4s, v27.4s\n" \
+    "addp v10.4s, v28.4s, v29.4s\n" "addp v11.4s, v30.4s, v31.4s\n" \
+    "ldp x9, x10, [%[e]]\n" \
+    "addp v0.4s, v4.4s, v5.4s\n" "addp v1.4s, v6.4s, v7.4s\n" \
+    "ldp x11, x12, [%[e], #16]\n" \
+    "addp v2.4s, v8.4s, v9.4s\n" "addp v3.4s, v10.4s, v11.4s\n" \
+    "ldr q4, [x9]\n" \
+    "ldr q5, [x10]\n" \
+    "ldr q6, [x12]\n" \
+    ROWS4("add", "v4.4s")
+/* the rounding shift's fixup where some column does not shift right */
+#define ROWS4_FIXUP \
+    "and v8.16b, v0.16b, v6.16b\n" "and v9.16b, v1.16b, v6.16b\n" \
+    "and v10.16b, v2.16b, v6.16b\n" "and v11.16b, v3.16b, v6.16b\n" \
+    "sshr v8.4s, v8.4s, #31\n" "sshr v9.4s, v9.4s, #31\n" \
+    "sshr v10.4s, v10.4s, #31\n" "sshr v11.4s, v11.4s, #31\n" \
+    "sqadd v0.4s, v0.4s, v8.4s\n" "sqadd v1.4s, v1.4s, v9.4s\n" \
+    "sqadd v2.4s, v2.4s, v10.4s\n" "sqadd v3.4s, v3.4s, v11.4s\n"
+/* after the fixup: the rounding shift, the zero point, the clamp in 32
+ * bits, two unzips keeping the codes' low bytes, the stores, the next rows */
+#define TILE_CODES \
+    "add x9, %[e], #32\n" \
+    "ld1r {v7.4s}, [x9], #4\n" \
+    "ld1r {v4.4s}, [x9], #4\n" \
+    ROWS4("srshl", "v6.4s") \
+    "ld1r {v5.4s}, [x9]\n" \
+    ROWS4("add", "v7.4s") \
+    ROWS4("smax", "v4.4s") \
+    ROWS4("smin", "v5.4s") \
+    "uzp1 v0.8h, v0.8h, v1.8h\n" "uzp1 v2.8h, v2.8h, v3.8h\n" \
+    "add x9, %[c], %[ldc]\n" \
+    "uzp1 v0.16b, v0.16b, v2.16b\n" \
+    "add x10, x9, %[ldc]\n" \
+    "st1 {v0.s}[0], [%[c]]\n" \
+    "add x11, x10, %[ldc]\n" \
+    "st1 {v0.s}[1], [x9]\n" \
+    "add %[c], x11, %[ldc]\n" \
+    "st1 {v0.s}[2], [x10]\n" \
+    "add %[a], %[a], %[lda], lsl #2\n" \
+    "st1 {v0.s}[3], [x11]\n"
+#define TILE_NEXT \
+    "subs %[tiles], %[tiles], #1\n" \
+    "b.ne 0b\n"
+#define TILE_OPERANDS \
+    : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term) \
+    : [lda] "r"(lda), [panel] "r"(panel), [blocks] "r"(blocks), [e] "r"(e), [ldc] "r"(ldc) \
+    : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", \
+      "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "x9", \
+      "x10", "x11", "x12", "x13", "x14", "x15", "cc", "memory"
+#define TILE_SIGNATURE(NAME) \
+    static void NAME(const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
+                     const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles)
+
 /* `tiles` tiles of 4 x 4 down a panel, from the rows at a and the outputs at
  * c: per tile the loop over the blocks (the first starts the accumulators),
  * the row sums, the epilogue (four rows interleaved, so the in-order A53
  * overlaps their latencies; the clamp in 32 bits, after which two unzips
  * keep the codes' low bytes), the stores. Registers: rows x9-x12, panel
  * x13, blocks x14, offset x15; A in v0-v3, B in v4-v7, products v8-v15,
- * the accumulator of row r, column c in v(16 + 4r + c). */
+ * the accumulator of row r, column c in v(16 + 4r + c). Every epilogue:
+ * row terms, left shifts, int32 sums, each where asked. */
 #define DEFINE_TILES(NAME, BLOCK, FIRST, ADD) \
-    static void NAME(const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
-                     const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles) \
+    TILE_SIGNATURE(NAME) \
     { \
-        __asm__ volatile("0:\n" \
-                         "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
-                         "add x12, x11, %[lda]\n" "mov x13, %[panel]\n" "mov x14, %[blocks]\n" \
-                         "mov x15, #0\n" \
-                         LOAD_BLOCK \
-                         BLOCK(FIRST, ADD) \
-                         "b.eq 2f\n" \
-                         "1:\n" \
-                         LOAD_BLOCK \
-                         BLOCK(ADD, ADD) \
-                         "b.ne 1b\n" \
-                         "2:\n" \
-                         /* row sums: each accumulator's four lanes, pairwise twice */ \
-                         "addp v4.4s, v16.4s, v17.4s\n" "addp v5.4s, v18.4s, v19.4s\n" \
-                         "addp v6.4s, v20.4s, v21.4s\n" "addp v7.4s, v22.4s, v23.4s\n" \
-                         "addp v8.4s, v24.4s, v25.4s\n" "addp v9.4s, v26.4s, v27.4s\n" \
-                         "addp v10.4s, v28.4s, v29.4s\n" "addp v11.4s, v30.4s, v31.4s\n" \
-                         "ldp x9, x10, [%[e]]\n" \
-                         "addp v0.4s, v4.4s, v5.4s\n" "addp v1.4s, v6.4s, v7.4s\n" \
-                         "ldp x11, x12, [%[e], #16]\n" \
-                         "addp v2.4s, v8.4s, v9.4s\n" "addp v3.4s, v10.4s, v11.4s\n" \
-                         "ldr q4, [x9]\n" \
-                         "ldr q5, [x10]\n" \
-                         "ldr q6, [x12]\n" \
-                         ROWS4("add", "v4.4s") \
+        __asm__ volatile(TILE_LOOP(BLOCK, FIRST, ADD) \
+                         TILE_SUMS \
                          "cbz %[row_term], 3f\n" \
                          "ld1r {v8.4s}, [%[row_term]], #4\n" "ld1r {v9.4s}, [%[row_term]], #4\n" \
                          "ld1r {v10.4s}, [%[row_term]], #4\n" "ld1r {v11.4s}, [%[row_term]], #4\n" \
@@ -165,32 +215,9 @@ enum { MR = 4 };
                          ROWS4_SSRA \
                          "b 6f\n" \
                          "5:\n" \
-                         "and v8.16b, v0.16b, v6.16b\n" "and v9.16b, v1.16b, v6.16b\n" \
-                         "and v10.16b, v2.16b, v6.16b\n" "and v11.16b, v3.16b, v6.16b\n" \
-                         "sshr v8.4s, v8.4s, #31\n" "sshr v9.4s, v9.4s, #31\n" \
-                         "sshr v10.4s, v10.4s, #31\n" "sshr v11.4s, v11.4s, #31\n" \
-                         "sqadd v0.4s, v0.4s, v8.4s\n" "sqadd v1.4s, v1.4s, v9.4s\n" \
-                         "sqadd v2.4s, v2.4s, v10.4s\n" "sqadd v3.4s, v3.4s, v11.4s\n" \
+                         ROWS4_FIXUP \
                          "6:\n" \
-                         "add x9, %[e], #32\n" \
-                         "ld1r {v7.4s}, [x9], #4\n" \
-                         "ld1r {v4.4s}, [x9], #4\n" \
-                         ROWS4("srshl", "v6.4s") \
-                         "ld1r {v5.4s}, [x9]\n" \
-                         ROWS4("add", "v7.4s") \
-                         ROWS4("smax", "v4.4s") \
-                         ROWS4("smin", "v5.4s") \
-                         "uzp1 v0.8h, v0.8h, v1.8h\n" "uzp1 v2.8h, v2.8h, v3.8h\n" \
-                         "add x9, %[c], %[ldc]\n" \
-                         "uzp1 v0.16b, v0.16b, v2.16b\n" \
-                         "add x10, x9, %[ldc]\n" \
-                         "st1 {v0.s}[0], [%[c]]\n" \
-                         "add x11, x10, %[ldc]\n" \
-                         "st1 {v0.s}[1], [x9]\n" \
-                         "add %[c], x11, %[ldc]\n" \
-                         "st1 {v0.s}[2], [x10]\n" \
-                         "add %[a], %[a], %[lda], lsl #2\n" \
-                         "st1 {v0.s}[3], [x11]\n" \
+                         TILE_CODES \
                          "b 8f\n" \
                          /* the int32 sums, for TensorFlow's 8-bit ops */ \
                          "7:\n" \
@@ -198,19 +225,29 @@ enum { MR = 4 };
                          "str q2, [%[c]]\n" "add %[c], %[c], %[ldc]\n" "str q3, [%[c]]\n" "add %[c], %[c], %[ldc]\n" \
                          "add %[a], %[a], %[lda], lsl #2\n" \
                          "8:\n" \
-                         "subs %[tiles], %[tiles], #1\n" \
-                         "b.ne 0b\n" \
-                         : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term) \
-                         : [lda] "r"(lda), [panel] "r"(panel), [blocks] "r"(blocks), [e] "r"(e), [ldc] "r"(ldc) \
-                         : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", \
-                           "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", \
-                           "v25", "v26", "v27", "v28", "v29", "v30", "v31", "x9", "x10", "x11", "x12", "x13", \
-                           "x14", "x15", "cc", "memory"); \
+                         TILE_NEXT \
+                         TILE_OPERANDS); \
+    }
+/* Codes without row terms or left shifts (int8 models' per-channel
+ * weights), the epilogue one straight run with no branch, FIXUP being
+ * ROWS4_SSRA where every column shifts right, else ROWS4_FIXUP. */
+#define DEFINE_TILE_CODES(NAME, BLOCK, FIRST, ADD, FIXUP) \
+    TILE_SIGNATURE(NAME) \
+    { \
+        __asm__ volatile(TILE_LOOP(BLOCK, FIRST, ADD) \
+                         TILE_SUMS \
+                         ROWS4("sqrdmulh", "v5.4s") \
+                         FIXUP \
+                         TILE_CODES \
+                         TILE_NEXT \
+                         TILE_OPERANDS); \
     }
 
 DEFINE_TILES(pair_tiles, PAIR_BLOCK, "saddlp", "sadalp")
 DEFINE_TILES(wide_s8_tiles, WIDE_S8_BLOCK, "saddlp", "sadalp")
 DEFINE_TILES(wide_u8_tiles, WIDE_U8_BLOCK, "uaddlp", "uadalp")
+DEFINE_TILE_CODES(pair_codes_right, PAIR_BLOCK, "saddlp", "sadalp", ROWS4_SSRA)
+DEFINE_TILE_CODES(pair_codes, PAIR_BLOCK, "saddlp", "sadalp", ROWS4_FIXUP)
 
 #else
 enum { MR = 2 };
@@ -395,7 +432,22 @@ static inline __attribute__((always_inline)) void panel_tiles(const tp_tfl_qpane
     }
 }
 
+#if defined(__aarch64__)
+/* The straight epilogue where the panel needs no more, else the general one. */
+static tiles_fn codes_tiles(const tp_tfl_qpanel *p, tiles_fn general, tiles_fn codes_right, tiles_fn codes)
+{
+    if (p->row_term || p->sums || p->shift_left)
+        return general;
+    return p->all_right ? codes_right : codes;
+}
+
+static void panel_pair(const tp_tfl_qpanel *p)
+{
+    panel_tiles(p, codes_tiles(p, pair_tiles, pair_codes_right, pair_codes), MR, 4);
+}
+#else
 static void panel_pair(const tp_tfl_qpanel *p) { panel_tiles(p, pair_tiles, MR, 4); }
+#endif
 static void panel_wide_s8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_s8_tiles, MR, 4); }
 static void panel_wide_u8(const tp_tfl_qpanel *p) { panel_tiles(p, wide_u8_tiles, MR, 4); }
 
@@ -435,18 +487,21 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
     OP " v26.4s, v" #B0 ".16b, v5.4b[" #G "]\n" OP " v27.4s, v" #B1 ".16b, v5.4b[" #G "]\n" \
     OP " v28.4s, v" #B0 ".16b, v6.4b[" #G "]\n" OP " v29.4s, v" #B1 ".16b, v6.4b[" #G "]\n" \
     OP " v30.4s, v" #B0 ".16b, v7.4b[" #G "]\n" OP " v31.4s, v" #B1 ".16b, v7.4b[" #G "]\n"
-/* rounding shift's fixup, general form, for rows R0..R0+3 (accumulators from A) */
+/* rounding shift's fixup, general form, for rows R0..R0+3 (accumulators from A):
+ * -1 where the value is negative and its column shifts right (cmlt runs
+ * on either of the A76's pipes, sshr #31 on one) */
 #define FIXUP8(A0, A1, A2, A3, A4, A5, A6, A7) \
     "and v0.16b, v" #A0 ".16b, v10.16b\n" "and v1.16b, v" #A1 ".16b, v11.16b\n" \
     "and v2.16b, v" #A2 ".16b, v10.16b\n" "and v3.16b, v" #A3 ".16b, v11.16b\n" \
     "and v4.16b, v" #A4 ".16b, v10.16b\n" "and v5.16b, v" #A5 ".16b, v11.16b\n" \
     "and v6.16b, v" #A6 ".16b, v10.16b\n" "and v7.16b, v" #A7 ".16b, v11.16b\n" \
-    "sshr v0.4s, v0.4s, #31\n" "sshr v1.4s, v1.4s, #31\n" "sshr v2.4s, v2.4s, #31\n" "sshr v3.4s, v3.4s, #31\n" \
-    "sshr v4.4s, v4.4s, #31\n" "sshr v5.4s, v5.4s, #31\n" "sshr v6.4s, v6.4s, #31\n" "sshr v7.4s, v7.4s, #31\n" \
+    "cmlt v0.4s, v0.4s, #0\n" "cmlt v1.4s, v1.4s, #0\n" "cmlt v2.4s, v2.4s, #0\n" "cmlt v3.4s, v3.4s, #0\n" \
+    "cmlt v4.4s, v4.4s, #0\n" "cmlt v5.4s, v5.4s, #0\n" "cmlt v6.4s, v6.4s, #0\n" "cmlt v7.4s, v7.4s, #0\n" \
     "sqadd v" #A0 ".4s, v" #A0 ".4s, v0.4s\n" "sqadd v" #A1 ".4s, v" #A1 ".4s, v1.4s\n" \
     "sqadd v" #A2 ".4s, v" #A2 ".4s, v2.4s\n" "sqadd v" #A3 ".4s, v" #A3 ".4s, v3.4s\n" \
     "sqadd v" #A4 ".4s, v" #A4 ".4s, v4.4s\n" "sqadd v" #A5 ".4s, v" #A5 ".4s, v5.4s\n" \
     "sqadd v" #A6 ".4s, v" #A6 ".4s, v6.4s\n" "sqadd v" #A7 ".4s, v" #A7 ".4s, v7.4s\n"
+#define FIXUP16 FIXUP8(16, 17, 18, 19, 20, 21, 22, 23) FIXUP8(24, 25, 26, 27, 28, 29, 30, 31)
 #define SSRA16 \
     "ssra v16.4s, v16.4s, #31\n" "ssra v17.4s, v17.4s, #31\n" "ssra v18.4s, v18.4s, #31\n" \
     "ssra v19.4s, v19.4s, #31\n" "ssra v20.4s, v20.4s, #31\n" "ssra v21.4s, v21.4s, #31\n" \
@@ -468,37 +523,58 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
 #define STORE_ROWS(V) \
     "st1 {v" #V ".d}[0], [x6]\n" "add x6, x6, %[ldc]\n" "st1 {v" #V ".d}[1], [x6]\n" "add x6, x6, %[ldc]\n"
 
-#define DEFINE_DOT_TILES(NAME, OP, NARROW, MAX, MIN) \
+/* The tile's start and its loop: row pointers, the accumulators started
+ * at the column terms (x2 -> col_term, x3 -> mantissa after it), the
+ * blocks of 16 depth. */
+#define DOT_LOOP(OP) \
+    "0:\n" \
+    "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
+    "add x12, x11, %[lda]\n" "add x13, x12, %[lda]\n" "add x14, x13, %[lda]\n" \
+    "add x15, x14, %[lda]\n" "add x16, x15, %[lda]\n" \
+    "mov x0, %[panel]\n" "mov x1, %[blocks]\n" "mov x17, #0\n" \
+    "ldp x2, x3, [%[e]]\n" \
+    "ldp q8, q9, [x2]\n" \
+    "mov v16.16b, v8.16b\n" "mov v17.16b, v9.16b\n" "mov v18.16b, v8.16b\n" \
+    "mov v19.16b, v9.16b\n" "mov v20.16b, v8.16b\n" "mov v21.16b, v9.16b\n" \
+    "mov v22.16b, v8.16b\n" "mov v23.16b, v9.16b\n" "mov v24.16b, v8.16b\n" \
+    "mov v25.16b, v9.16b\n" "mov v26.16b, v8.16b\n" "mov v27.16b, v9.16b\n" \
+    "mov v28.16b, v8.16b\n" "mov v29.16b, v9.16b\n" "mov v30.16b, v8.16b\n" \
+    "mov v31.16b, v9.16b\n" \
+    "1:\n" \
+    "ldr q0, [x9, x17]\n" "ldr q1, [x10, x17]\n" "ldr q2, [x11, x17]\n" \
+    "ldr q3, [x12, x17]\n" "ldr q4, [x13, x17]\n" "ldr q5, [x14, x17]\n" \
+    "ldr q6, [x15, x17]\n" "ldr q7, [x16, x17]\n" \
+    "ldp q8, q9, [x0]\n" "ldp q10, q11, [x0, #32]\n" \
+    DOT8(OP, 0, 8, 9) \
+    "ldp q8, q9, [x0, #64]\n" \
+    DOT8(OP, 1, 10, 11) \
+    "ldp q10, q11, [x0, #96]\n" \
+    DOT8(OP, 2, 8, 9) \
+    "add x17, x17, #16\n" "add x0, x0, #128\n" "subs x1, x1, #1\n" \
+    DOT8(OP, 3, 10, 11) \
+    "b.ne 1b\n"
+/* the next tile, down 8 rows */
+#define DOT_NEXT \
+    "add %[a], %[a], %[lda], lsl #3\n" \
+    "subs %[tiles], %[tiles], #1\n" \
+    "b.ne 0b\n"
+#define DOT_OPERANDS \
+    : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term) \
+    : [lda] "r"(lda), [panel] "r"(panel), [blocks] "r"(blocks), [e] "r"(e), [ldc] "r"(ldc) \
+    : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", \
+      "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "x0", \
+      "x1", "x2", "x3", "x4", "x5", "x6", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "cc", \
+      "memory"
+#define DOT_SIGNATURE(NAME) \
     __attribute__((target("arch=armv8.2-a+dotprod"))) static void NAME( \
         const uint8_t *a, ptrdiff_t lda, const uint8_t *panel, ptrdiff_t blocks, const int32_t *row_term, \
-        const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles) \
+        const tile_epilogue *e, uint8_t *c, ptrdiff_t ldc, ptrdiff_t tiles)
+
+/* Every epilogue: row terms, left shifts, int32 sums, each where asked. */
+#define DEFINE_DOT_TILES(NAME, OP, NARROW, MAX, MIN) \
+    DOT_SIGNATURE(NAME) \
     { \
-        __asm__ volatile("0:\n" \
-                         "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
-                         "add x12, x11, %[lda]\n" "add x13, x12, %[lda]\n" "add x14, x13, %[lda]\n" \
-                         "add x15, x14, %[lda]\n" "add x16, x15, %[lda]\n" \
-                         "mov x0, %[panel]\n" "mov x1, %[blocks]\n" "mov x17, #0\n" \
-                         "ldp x2, x3, [%[e]]\n" \
-                         "ldp q8, q9, [x2]\n" \
-                         "mov v16.16b, v8.16b\n" "mov v17.16b, v9.16b\n" "mov v18.16b, v8.16b\n" \
-                         "mov v19.16b, v9.16b\n" "mov v20.16b, v8.16b\n" "mov v21.16b, v9.16b\n" \
-                         "mov v22.16b, v8.16b\n" "mov v23.16b, v9.16b\n" "mov v24.16b, v8.16b\n" \
-                         "mov v25.16b, v9.16b\n" "mov v26.16b, v8.16b\n" "mov v27.16b, v9.16b\n" \
-                         "mov v28.16b, v8.16b\n" "mov v29.16b, v9.16b\n" "mov v30.16b, v8.16b\n" \
-                         "mov v31.16b, v9.16b\n" \
-                         "1:\n" \
-                         "ldr q0, [x9, x17]\n" "ldr q1, [x10, x17]\n" "ldr q2, [x11, x17]\n" \
-                         "ldr q3, [x12, x17]\n" "ldr q4, [x13, x17]\n" "ldr q5, [x14, x17]\n" \
-                         "ldr q6, [x15, x17]\n" "ldr q7, [x16, x17]\n" \
-                         "ldp q8, q9, [x0]\n" "ldp q10, q11, [x0, #32]\n" \
-                         DOT8(OP, 0, 8, 9) \
-                         "ldp q8, q9, [x0, #64]\n" \
-                         DOT8(OP, 1, 10, 11) \
-                         "ldp q10, q11, [x0, #96]\n" \
-                         DOT8(OP, 2, 8, 9) \
-                         "add x17, x17, #16\n" "add x0, x0, #128\n" "subs x1, x1, #1\n" \
-                         DOT8(OP, 3, 10, 11) \
-                         "b.ne 1b\n" \
+        __asm__ volatile(DOT_LOOP(OP) \
                          "cbz %[row_term], 2f\n" \
                          "ld1r {v0.4s}, [%[row_term]], #4\n" "ld1r {v1.4s}, [%[row_term]], #4\n" \
                          "ld1r {v2.4s}, [%[row_term]], #4\n" "ld1r {v3.4s}, [%[row_term]], #4\n" \
@@ -522,7 +598,7 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
                          SSRA16 \
                          "b 5f\n" \
                          "4:\n" \
-                         FIXUP8(16, 17, 18, 19, 20, 21, 22, 23) FIXUP8(24, 25, 26, 27, 28, 29, 30, 31) \
+                         FIXUP16 \
                          "5:\n" \
                          ACC16("srshl", "v10.4s", "v11.4s") \
                          "add x5, %[e], #32\n" \
@@ -540,22 +616,58 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
                          STORE_SUMS(16, 17) STORE_SUMS(18, 19) STORE_SUMS(20, 21) STORE_SUMS(22, 23) \
                          STORE_SUMS(24, 25) STORE_SUMS(26, 27) STORE_SUMS(28, 29) STORE_SUMS(30, 31) \
                          "8:\n" \
-                         "add %[a], %[a], %[lda], lsl #3\n" \
-                         "subs %[tiles], %[tiles], #1\n" \
-                         "b.ne 0b\n" \
-                         : [a] "+r"(a), [c] "+r"(c), [tiles] "+r"(tiles), [row_term] "+r"(row_term) \
-                         : [lda] "r"(lda), [panel] "r"(panel), [blocks] "r"(blocks), [e] "r"(e), [ldc] "r"(ldc) \
-                         : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", \
-                           "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", \
-                           "v25", "v26", "v27", "v28", "v29", "v30", "v31", "x0", "x1", "x2", "x3", "x4", "x5", \
-                           "x6", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "cc", "memory"); \
+                         DOT_NEXT \
+                         DOT_OPERANDS); \
+    }
+
+/* rows r and r + 1 (int16, v R0 and v R1) plus the zero point, clamped,
+ * into 16 codes in v R0 (their low bytes: the clamp keeps them in range) */
+#define CODES16(R0, R1) \
+    "sqadd v" #R0 ".8h, v" #R0 ".8h, v12.8h\n" "sqadd v" #R1 ".8h, v" #R1 ".8h, v12.8h\n" \
+    "smax v" #R0 ".8h, v" #R0 ".8h, v13.8h\n" "smax v" #R1 ".8h, v" #R1 ".8h, v13.8h\n" \
+    "smin v" #R0 ".8h, v" #R0 ".8h, v14.8h\n" "smin v" #R1 ".8h, v" #R1 ".8h, v14.8h\n" \
+    "uzp1 v" #R0 ".16b, v" #R0 ".16b, v" #R1 ".16b\n"
+/* Codes without row terms or left shifts (MobileNets' layers), the whole
+ * epilogue one straight run, so the A76's two pipes share it: FIXUP is
+ * SSRA16 where every column shifts right, else FIXUP8's general form.
+ * After the narrowing to int16 (saturating) the zero point is a
+ * saturating 16-bit add and the clamp 16-bit: the clamp's range lies
+ * inside int16's, so any sum past int16 still clamps to the same code. */
+#define DEFINE_DOT_CODES(NAME, OP, FIXUP) \
+    DOT_SIGNATURE(NAME) \
+    { \
+        __asm__ volatile(DOT_LOOP(OP) \
+                         "ldp q8, q9, [x3]\n" \
+                         "ldr x5, [%[e], #24]\n" "ldp q10, q11, [x5]\n" \
+                         "add x5, %[e], #32\n" "mov x4, #4\n" \
+                         "ld1r {v12.8h}, [x5], x4\n" "ld1r {v13.8h}, [x5], x4\n" "ld1r {v14.8h}, [x5]\n" \
+                         ACC16("sqrdmulh", "v8.4s", "v9.4s") \
+                         FIXUP \
+                         ACC16("srshl", "v10.4s", "v11.4s") \
+                         NARROW16 \
+                         CODES16(0, 1) CODES16(2, 3) CODES16(4, 5) CODES16(6, 7) \
+                         "mov x6, %[c]\n" \
+                         STORE_ROWS(0) STORE_ROWS(2) STORE_ROWS(4) STORE_ROWS(6) \
+                         "mov %[c], x6\n" \
+                         DOT_NEXT \
+                         DOT_OPERANDS); \
     }
 
 DEFINE_DOT_TILES(dot_s8_tiles, "sdot", "sqxtn", "smax", "smin")
 DEFINE_DOT_TILES(dot_u8_tiles, "udot", "sqxtun", "umax", "umin")
+DEFINE_DOT_CODES(dot_s8_codes_right, "sdot", SSRA16)
+DEFINE_DOT_CODES(dot_s8_codes, "sdot", FIXUP16)
+DEFINE_DOT_CODES(dot_u8_codes_right, "udot", SSRA16)
+DEFINE_DOT_CODES(dot_u8_codes, "udot", FIXUP16)
 
-static void panel_dot_s8(const tp_tfl_qpanel *p) { panel_tiles(p, dot_s8_tiles, 8, 8); }
-static void panel_dot_u8(const tp_tfl_qpanel *p) { panel_tiles(p, dot_u8_tiles, 8, 8); }
+static void panel_dot_s8(const tp_tfl_qpanel *p)
+{
+    panel_tiles(p, codes_tiles(p, dot_s8_tiles, dot_s8_codes_right, dot_s8_codes), 8, 8);
+}
+static void panel_dot_u8(const tp_tfl_qpanel *p)
+{
+    panel_tiles(p, codes_tiles(p, dot_u8_tiles, dot_u8_codes_right, dot_u8_codes), 8, 8);
+}
 
 static bool has_dot(void) { return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0; }
 

@@ -83,7 +83,7 @@ static void check_kernel(const tp_tfl_qgemm_kernel *k, bool is_int8, int64_t m, 
     const int64_t row_bytes = tp_tfl_qgemm_row_bytes(depth), lda = row_bytes + 16 * uniform(0, 1);
     uint8_t *a = malloc((size_t)(m * lda)), *w = malloc((size_t)(n * depth));
     const int32_t lo_code = is_int8 ? -128 : 0, hi_code = is_int8 ? 127 : 255;
-    const int32_t za = uniform(lo_code, hi_code), zb = is_int8 && uniform(0, 1) ? 0 : uniform(lo_code, hi_code);
+    const int32_t za = uniform(lo_code, hi_code), zb = uniform(0, 2) == 0 ? 0 : uniform(lo_code, hi_code);
     for (int64_t i = 0; i < m * lda; i++)
         a[i] = code_near(is_int8, za, ties ? 6 : 0, true);
     for (int64_t i = 0; i < n * depth; i++)
