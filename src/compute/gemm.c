@@ -346,14 +346,16 @@ static bool run_with(const tp_gemm *g, tp_threadpool *pool, tp_cpu cpu)
     if (job.kernels->pack_a && !job.prepacked && job.tiles_per_task * TP_GEMM_MR >= 2 * g->taps * g->depth)
         job.b_scale = g->epilogue.scale;
     const int64_t workers = min64(threads, job.tasks);
+    float *own = NULL; /* without a pool, the buffers are this call's */
     if (job.buffer_floats > 0) { /* B or A to pack: a buffer per worker */
-        job.buffers = aligned_alloc(64, (sizeof(float) * job.buffer_floats * (size_t)workers + 63) & ~(size_t)63);
+        const size_t bytes = (sizeof(float) * job.buffer_floats * (size_t)workers + 63) & ~(size_t)63;
+        job.buffers = pool ? tp_threadpool_scratch(pool, bytes) : (own = aligned_alloc(64, bytes));
         if (!job.buffers)
             return false;
     }
     atomic_init(&job.next_task, 0);
     tp_parallel_for(workers > 1 ? pool : NULL, workers, 1, run_workers, &job);
-    free(job.buffers);
+    free(own);
     return true;
 }
 

@@ -22,6 +22,8 @@ struct tp_threadpool {
     bool cpu_set;
     tp_cpu cpu;
     tp_precision precision;
+    void *scratch; /* tp_threadpool_scratch's buffer */
+    size_t scratch_bytes;
 };
 
 int tp_num_cores(void)
@@ -105,6 +107,7 @@ void tp_threadpool_free(tp_threadpool *pool)
         pthread_cond_destroy(&pool->work_ready);
         pthread_cond_destroy(&pool->work_done);
     }
+    free(pool->scratch);
     free(pool);
 }
 
@@ -125,6 +128,21 @@ tp_precision tp_threadpool_precision(const tp_threadpool *pool)
 }
 
 void tp_threadpool_set_precision(tp_threadpool *pool, tp_precision precision) { pool->precision = precision; }
+
+void *tp_threadpool_scratch(tp_threadpool *pool, size_t bytes)
+{
+    if (!pool)
+        return NULL;
+    if (bytes > pool->scratch_bytes) {
+        const size_t rounded = (bytes + 63) & ~(size_t)63;
+        if (rounded < bytes)
+            return NULL;
+        free(pool->scratch);
+        pool->scratch = aligned_alloc(64, rounded);
+        pool->scratch_bytes = pool->scratch ? rounded : 0;
+    }
+    return pool->scratch;
+}
 
 int tp_threadpool_size(const tp_threadpool *pool)
 {
