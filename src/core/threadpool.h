@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/cpu.h"
+#include "core/thread_work.h"
 
 typedef struct tp_threadpool tp_threadpool;
 
@@ -40,6 +41,11 @@ void tp_threadpool_set_precision(tp_threadpool *pool, tp_precision precision);
  * MobileNet v1 under qemu-aarch64). Valid until the next call or
  * tp_threadpool_free; NULL if pool is NULL or out of memory. */
 void *tp_threadpool_scratch(tp_threadpool *pool, size_t bytes);
+
+/* What each thread did (core/thread_work.h: tp_work_done) since the pool
+ * was made or last reset: tp_threadpool_size entries each, out[0] the
+ * caller; either may be NULL. Called by the thread that runs its jobs. */
+void tp_threadpool_work(tp_threadpool *pool, tp_thread_work *as_run, tp_thread_work *equal_cores, int reset);
 
 /* Splits [0, n) into chunks of at least `grain` items across the pool and
  * waits for all of them. A NULL pool runs fn(arg, 0, n) directly. */
