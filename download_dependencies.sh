@@ -153,8 +153,56 @@ apt_arch() {
         "${extra[@]}" "$@"
 }
 
+# unpack_root DEBS TMP: unpacks every .deb in DEBS into a fresh TMP as a
+# merged-/usr system: lib, lib64, bin and sbin become links into usr/
+# (bookworm still puts zlib in /lib/<multiarch>, and trixie's libc.so linker
+# script names absolute /usr/lib paths), so one -L finds everything; and
+# absolute symlinks (libz.so -> /lib/.../libz.so.1.2.13, which would point at
+# the host's x86 libraries) are made relative inside TMP.
+unpack_root() {
+    local debs=$1 tmp=$2 deb d link f
+    rm -rf "$tmp"
+    mkdir -p "$tmp"
+    for deb in "$debs/"*.deb; do
+        dpkg-deb -x "$deb" "$tmp"
+    done
+    for d in lib lib64 bin sbin; do
+        if [ -d "$tmp/$d" ] && [ ! -L "$tmp/$d" ]; then
+            mkdir -p "$tmp/usr/$d"
+            cp -a "$tmp/$d/." "$tmp/usr/$d/"
+            rm -rf "${tmp:?}/$d"
+        fi
+        [ -e "$tmp/$d" ] || [ -L "$tmp/$d" ] || ln -s "usr/$d" "$tmp/$d"
+    done
+    while IFS= read -r -d '' link; do
+        f=$(readlink "$link")
+        case $f in
+            /*) ln -sfn "$(realpath -m -s --relative-to="$(dirname "$link")" "$tmp$f")" "$link" ;;
+        esac
+    done < <(find "$tmp" -type l -print0)
+}
+
+# seal_root TMP ROOT DEBS PACKAGE...: records the packages asked for and the
+# versions unpacked (TMP/.tfpi-complete, which later runs check), then puts
+# TMP in ROOT's place, so an interrupted run never leaves a half-filled root
+# that looks complete.
+seal_root() {
+    local tmp=$1 root=$2 debs=$3 deb
+    shift 3
+    {
+        echo "packages: $*"
+        for deb in "$debs/"*.deb; do
+            # shellcheck disable=SC2016  # dpkg-deb expands ${...} itself
+            dpkg-deb --show --showformat='${Package}=${Version} ' "$deb"
+        done
+        echo
+    } >"$tmp/.tfpi-complete"
+    rm -rf "$root"
+    mv "$tmp" "$root"
+}
+
 fetch_sysroot() {
-    local arch=$1 ma root state tmp f deb
+    local arch=$1 ma root state tmp f
     ma=$(multiarch_of "$arch")
     root=$DL/sysroot-$arch
     state=$DL/apt-$arch
@@ -181,45 +229,12 @@ fetch_sysroot() {
         die "apt-get download for $arch failed"
     fi
 
-    # Unpack into a fresh directory, then swap it in, so an interrupted run
-    # never leaves a half-filled sysroot that looks complete.
     tmp=$root.tmp
-    rm -rf "$tmp"
-    mkdir -p "$tmp"
-    for deb in "$state/debs/"*.deb; do
-        dpkg-deb -x "$deb" "$tmp"
-    done
-
-    # bookworm still puts zlib in /lib/<multiarch>; merge it into /usr/lib like
-    # a merged-/usr system so a single -L finds everything.
-    if [ -d "$tmp/lib" ] && [ ! -L "$tmp/lib" ]; then
-        mkdir -p "$tmp/usr/lib"
-        cp -a "$tmp/lib/." "$tmp/usr/lib/"
-        rm -rf "${tmp:?}/lib"
-        ln -s usr/lib "$tmp/lib"
-    fi
-    # Absolute symlinks (libz.so -> /lib/.../libz.so.1.2.13) would point at
-    # the host's x86 libraries; make them relative inside the sysroot.
-    while IFS= read -r -d '' link; do
-        f=$(readlink "$link")
-        case $f in
-            /*) ln -sfn "$(realpath -m -s --relative-to="$(dirname "$link")" "$tmp$f")" "$link" ;;
-        esac
-    done < <(find "$tmp" -type l -print0)
-
+    unpack_root "$state/debs" "$tmp"
     for f in $(sysroot_files "$ma"); do
         [ -e "$tmp/$f" ] || die "sysroot-$arch: $f missing after unpacking"
     done
-    {
-        echo "packages: ${TARGET_PKGS[*]}"
-        for deb in "$state/debs/"*.deb; do
-            # shellcheck disable=SC2016  # dpkg-deb expands ${...} itself
-            dpkg-deb --show --showformat='${Package}=${Version} ' "$deb"
-        done
-        echo
-    } >"$tmp/.tfpi-complete"
-    rm -rf "$root"
-    mv "$tmp" "$root"
+    seal_root "$tmp" "$root" "$state/debs" "${TARGET_PKGS[@]}"
     say "sysroot-$arch: ready ($(sed -n 2p "$root/.tfpi-complete"))"
 }
 
@@ -249,7 +264,7 @@ TRIXIE_PKGS=(
 TRIXIE_PKGS_amd64=(libcamera-dev)
 
 fetch_trixie_sysroot() {
-    local arch=$1 ma root state tmp d link f pkgs
+    local arch=$1 ma root state tmp f pkgs
     ma=$(multiarch_of "$arch")
     root=$DL/sysroot-trixie-$arch
     state=$DL/apt-trixie-$arch
@@ -278,43 +293,14 @@ fetch_trixie_sysroot() {
     fi
     mv "$state/cache/archives" "$state/debs"
     tmp=$root.tmp
-    rm -rf "$tmp"
-    mkdir -p "$tmp"
-    for f in "$state/debs/"*.deb; do
-        dpkg-deb -x "$f" "$tmp"
-    done
-    # Merged /usr, as on a trixie system: /lib -> usr/lib (the paths in
-    # libc.so's linker script are absolute).
-    for d in lib lib64 bin sbin; do
-        if [ -d "$tmp/$d" ] && [ ! -L "$tmp/$d" ]; then
-            mkdir -p "$tmp/usr/$d"
-            cp -a "$tmp/$d/." "$tmp/usr/$d/"
-            rm -rf "${tmp:?}/$d"
-        fi
-        [ -e "$tmp/$d" ] || ln -s "usr/$d" "$tmp/$d"
-    done
-    while IFS= read -r -d '' link; do
-        f=$(readlink "$link")
-        case $f in
-            /*) ln -sfn "$(realpath -m -s --relative-to="$(dirname "$link")" "$tmp$f")" "$link" ;;
-        esac
-    done < <(find "$tmp" -type l -print0)
+    unpack_root "$state/debs" "$tmp"
     # This machine's g++ links camera's C++ part with -lstdc++: trixie's
     # libstdc++.so.6, which libcamera.so needs, not its own older one.
     [ ! -e "$tmp/usr/lib/$ma/libstdc++.so.6" ] || ln -sfn libstdc++.so.6 "$tmp/usr/lib/$ma/libstdc++.so"
     for f in "usr/lib/$ma/libc.so" usr/include/png.h; do
         [ -e "$tmp/$f" ] || die "sysroot-trixie-$arch: $f missing after unpacking"
     done
-    {
-        echo "packages: ${pkgs[*]}"
-        for f in "$state/debs/"*.deb; do
-            # shellcheck disable=SC2016  # dpkg-deb expands ${...} itself
-            dpkg-deb --show --showformat='${Package}=${Version} ' "$f"
-        done
-        echo
-    } >"$tmp/.tfpi-complete"
-    rm -rf "$root"
-    mv "$tmp" "$root"
+    seal_root "$tmp" "$root" "$state/debs" "${pkgs[@]}"
     say "sysroot-trixie-$arch: ready ($(find "$state/debs" -name '*.deb' | wc -l) packages)"
 }
 

@@ -4,31 +4,78 @@
 # "N passed, N failed" lines and ends with the total in the same form. Exits non-zero if anything
 # failed or a program ended without its summary line (a crash).
 # Called by `make test` with BIN, QEMU and TARGET set; run from the repo root.
+# TEST_JOBS=N runs N programs at a time (each in its own temporary
+# directory); their outputs are still printed whole and in order.
 set -u
-: "${BIN:?BIN must name the build's bin directory}"
+: "${BIN:?BIN must name the bin directory of the build}"
 QEMU=${QEMU:-}
+TEST_JOBS=${TEST_JOBS:-1}
 export BIN QEMU
+# run_one NAME KIND : runs one program; its output goes to $work/NAME.log,
+# its status and seconds to $work/NAME.done (written last). The job pool
+# calls this script back as `run_tests.sh --one NAME KIND`.
+run_one() {
+    start=$(date +%s)
+    if [ "$2" = cli ]; then
+        sh "tests/cli/$1.sh" >"$work/$1.log" 2>&1
+        rc=$?
+    elif [ -x "$BIN/tests/$1" ]; then
+        # shellcheck disable=SC2086 # QEMU is a command with arguments
+        $QEMU "$BIN/tests/$1" >"$work/$1.log" 2>&1
+        rc=$?
+    else
+        echo "$BIN/tests/$1 was not built" >"$work/$1.log"
+        rc=127
+    fi
+    echo "$rc $(($(date +%s) - start))" >"$work/$1.done"
+}
+if [ "${1:-}" = --one ]; then
+    run_one "$2" "$3"
+    exit 0
+fi
+
 passed=0
 failed=0
-log=$(mktemp)
-times=$(mktemp)
-trap 'rm -f "$log" "$times"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
-# run_one NAME COMMAND... : runs a test program, folds its summary into the totals.
-run_one() {
-    name=$1
-    shift
+# The programs, one line each: "NAME unit" or "NAME cli". Only those whose
+# source still exists (gen/ may hold stale ones); the slowest scripts first,
+# so that with several jobs none is left running alone at the end.
+for s in tests/cli/test_hostile_models.sh tests/cli/test_big_models.sh tests/cli/test_*.sh; do
+    [ -f "$s" ] || continue
+    name=$(basename "$s" .sh)
+    grep -qx "$name cli" "$work/list" 2>/dev/null || echo "$name cli" >>"$work/list"
+done
+for src in tests/unit/*.c; do
+    echo "$(basename "$src" .c) unit" >>"$work/list"
+done
+
+if [ "$TEST_JOBS" -gt 1 ]; then
+    export work
+    xargs -P "$TEST_JOBS" -L 1 sh "$0" --one <"$work/list" &
+    pool=$!
+fi
+
+# Fold each program's summary into the totals, in the list's order.
+while read -r name kind; do
+    if [ "$TEST_JOBS" -gt 1 ]; then
+        while [ ! -f "$work/$name.done" ] && kill -0 "$pool" 2>/dev/null; do sleep 0.2; done
+        # A job that never reported (its shell was killed) counts as a crash.
+        [ -f "$work/$name.done" ] || echo "137 0" >"$work/$name.done"
+        [ -f "$work/$name.log" ] || : >"$work/$name.log"
+    else
+        run_one "$name" "$kind"
+    fi
     echo "== $name"
-    start=$(date +%s)
-    "$@" >"$log" 2>&1
-    rc=$?
-    echo "$(($(date +%s) - start)) $name" >>"$times"
-    cat "$log"
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    cat "$work/$name.log"
+    read -r rc seconds <"$work/$name.done"
+    echo "$seconds $name" >>"$work/times"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/$name.log" | tail -n 1)
     if [ -z "$line" ]; then
         echo "FAIL $name: exited with status $rc and no summary line"
         failed=$((failed + 1))
-        return
+        continue
     fi
     p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
     f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
@@ -38,26 +85,11 @@ run_one() {
     fi
     passed=$((passed + p))
     failed=$((failed + f))
-}
-
-# Only the programs whose source still exists (gen/ may hold stale ones).
-for src in tests/unit/*.c; do
-    name=$(basename "$src" .c)
-    if [ ! -x "$BIN/tests/$name" ]; then
-        echo "FAIL $name: $BIN/tests/$name was not built"
-        failed=$((failed + 1))
-        continue
-    fi
-    # shellcheck disable=SC2086 # QEMU is a command with arguments
-    run_one "$name" $QEMU "$BIN/tests/$name"
-done
-for s in tests/cli/test_*.sh; do
-    [ -f "$s" ] || continue
-    run_one "$(basename "$s" .sh)" sh "$s"
-done
+done <"$work/list"
+wait
 
 echo "== slowest (seconds)"
-sort -rn "$times" | head -n 8
+sort -rn "$work/times" | head -n 8
 echo "== all tests (${TARGET:-linux})"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
