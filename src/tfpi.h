@@ -354,6 +354,27 @@ void tfpi_session_reset(tfpi_session *session);
  * graph assigns it), tables are filled again by their initializers. A
  * stateful model (an RNN keeping its state in a variable) starts over. */
 void tfpi_session_reset_variables(tfpi_session *session);
+/* What each thread of the session did since it was made or this was last
+ * called with reset (benchmark_model's per-thread report): out[0] is the
+ * thread that runs the session, then its workers; returns the number of
+ * threads (at most max written; out may be NULL). tasks: the pieces of work
+ * it took; multiply_adds: theirs, as the layers define them (Conv2D,
+ * depthwise, MatMul and their TFLite float twins: output elements x filter
+ * taps, as benchmark_model's FLOPs / 2; a Winograd convolution counts its
+ * transformed products; other ops count none); idle: summed over the
+ * parallel steps, the multiply-adds the step's busiest thread did beyond
+ * this one's (a step run by one thread alone counts whole for the others),
+ * so idle / (multiply_adds + idle) is the share of the time it waited.
+ * As run: which thread really took which task (where the machine has fewer
+ * free cores than threads, the scheduler's doing); on equal cores: the same
+ * tasks, in the order they were taken, each to the core free first, every
+ * multiply-add taking the same time (what the split gives a board whose
+ * cores are all free). */
+typedef struct tfpi_thread_work {
+    long long tasks, multiply_adds, idle;                   /* as run */
+    long long equal_tasks, equal_multiply_adds, equal_idle; /* on equal cores */
+} tfpi_thread_work;
+int tfpi_session_thread_work(tfpi_session *session, tfpi_thread_work *out, int max, int reset);
 /* Bytes of the current plan's activation arena (0 before the first run);
  * for a graph with control flow, the sum of its regions' arenas. */
 size_t tfpi_session_arena_bytes(const tfpi_session *session);

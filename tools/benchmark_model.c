@@ -3,8 +3,9 @@
  * curr= min= max= avg= std=` in microseconds, optional per-node tables
  * (--time_limit and --memory_limit are their row counts), output sizes,
  * FLOPs and achieved GFLOP/s (8-bit ops counted apart, as integer
- * operations), the memory of the activation arena and of the process, and
- * with --benchmark_name and --output_prefix TensorFlow's benchmark records.
+ * operations), the memory of the activation arena and of the process, each
+ * thread's share of the work (with more than one thread, or
+ * --show_thread_work), and with --benchmark_name and --output_prefix TensorFlow's benchmark records.
  * A graph fed a string (an encoded picture or WAV) is planned again for
  * every run, as a run on a new input is: planning computes what depends
  * only on the string. */
@@ -41,6 +42,7 @@ typedef struct settings {
     load_flags load;
     float run_delay, inter_benchmark_delay, max_time;
     bool show_run_order, show_time, show_memory, show_type, show_summary, show_flops, show_sizes;
+    bool show_thread_work; /* also on whenever the session has more than one thread */
     bool string_input; /* set once the inputs are built */
 } settings;
 
@@ -245,6 +247,29 @@ static void take_model_io(settings *s, const tfpi_graph *graph, model_io *io)
         s->output_layer = io->outputs;
 }
 
+/* Each thread's share of the plain runs' work (tfpi_session_thread_work,
+ * reset before them): multiply-adds and tasks per run, and the share of
+ * the time it waited on the busiest thread of each parallel step. */
+static void print_thread_work(tfpi_session *session, int runs)
+{
+    tfpi_thread_work work[256];
+    const int threads = tfpi_session_thread_work(session, work, 256, 0);
+    long long all = 0;
+    printf("Work per run by thread (multiply-adds of convolutions and matrix products, as the layers define them; "
+           "idle: waiting on the busiest thread of each parallel step), as run | on equal free cores:\n");
+    for (int t = 0; t < threads && t < 256; t++) {
+        const double busy = (double)work[t].multiply_adds + (double)work[t].idle;
+        const double equal_busy = (double)work[t].equal_multiply_adds + (double)work[t].equal_idle;
+        printf("  thread %d: %.6f M multiply-adds in %.1f tasks, idle %.1f%% | %.6f M in %.1f tasks, idle %.1f%%\n",
+               t, (double)work[t].multiply_adds / runs / 1e6, (double)work[t].tasks / runs,
+               busy > 0 ? 100.0 * (double)work[t].idle / busy : 0.0,
+               (double)work[t].equal_multiply_adds / runs / 1e6, (double)work[t].equal_tasks / runs,
+               equal_busy > 0 ? 100.0 * (double)work[t].equal_idle / equal_busy : 0.0);
+        all += work[t].multiply_adds;
+    }
+    printf("  all threads: %.6f M multiply-adds\n", (double)all / runs / 1e6);
+}
+
 static int benchmark(settings *s)
 {
     input_spec in = {0};
@@ -287,10 +312,13 @@ static int benchmark(settings *s)
         printf("Running benchmark for max %d iterations, max %g seconds without detailed stat logging, with %gs "
                "sleep between inferences%s\n", s->num_runs, (double)s->max_time, (double)s->run_delay,
                s->string_input ? "; a string input: each run plans again, as for a new input" : "");
+        tfpi_session_thread_work(session, NULL, 0, 1);
         rc = run_many(session, &in, outputs, num_outputs, s->num_runs, s, &plain, NULL);
     }
     if (rc == 0)
         timing_print("", &plain);
+    if (rc == 0 && plain.count && (s->show_thread_work || tfpi_session_thread_work(session, NULL, 0, 0) > 1))
+        print_thread_work(session, plain.count);
     if (rc == 0 && (tables || s->show_flops || s->show_sizes || records)) {
         sleep_seconds(s->inter_benchmark_delay);
         printf("\nRunning benchmark for max %d iterations, max %g seconds with detailed stat logging\n",
@@ -367,6 +395,8 @@ int main(int argc, char **argv)
         {"show_summary", FLAG_BOOL, &s.show_summary, "print Summary by node type"},
         {"show_flops", FLAG_BOOL, &s.show_flops, "print the FLOPs estimate and GFLOP/s (8-bit ops apart)"},
         {"show_sizes", FLAG_BOOL, &s.show_sizes, "print each node's output dtypes and shapes, in run order"},
+        {"show_thread_work", FLAG_BOOL, &s.show_thread_work,
+         "print each thread's multiply-adds, tasks and idle share per run (always with more than one thread)"},
     };
     const int num_flags = sizeof flags / sizeof flags[0];
     int rc = flags_parse(argc, argv, flags, num_flags, "--graph=G.pb [--input_layer=... --output_layer=...]");

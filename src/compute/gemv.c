@@ -81,6 +81,8 @@ static void run_blocks(void *arg, int64_t begin, int64_t end)
         else
             tail_columns(g, job->a, col, g->n);
     }
+    const int64_t col_end = end * BLOCK_COLS < g->n ? end * BLOCK_COLS : g->n;
+    tp_work_done((col_end - begin * BLOCK_COLS) * g->taps * g->depth);
 }
 
 bool tp_gemv_run(const tp_gemm *g, tp_threadpool *pool)

@@ -18,6 +18,8 @@
 
 #include <float.h>
 
+#include "core/checked_math.h"
+
 typedef enum window_op { WINDOW_DEPTHWISE, WINDOW_MAX, WINDOW_AVG } window_op;
 
 /* A group: 4 pixels x 2 vectors of channels, or a lone pixel x 8 vectors;
@@ -334,6 +336,8 @@ static void window_rows(void *arg, int64_t begin, int64_t end)
         case WINDOW_AVG: window_row(job, WINDOW_AVG, &row); break;
         }
     }
+    if (job->op == WINDOW_DEPTHWISE) /* tp_work_done's multiply-adds */
+        tp_work_done(tp_sat_mul(tp_sat_mul(end - begin, p->out_w * p->out_c), p->window_h * p->window_w));
 }
 
 static void run_window(window_job *job, tp_threadpool *pool)

@@ -97,6 +97,9 @@ static void window_rows(void *arg, int64_t begin, int64_t end)
             }
         }
     }
+    if (job->op == WINDOW_CONV || job->op == WINDOW_DEPTHWISE) /* tp_work_done's multiply-adds */
+        tp_work_done(tp_sat_mul(tp_sat_mul(tp_sat_mul(end - begin, p->out_w), p->window_h * p->window_w),
+                                filter_tap_size));
 }
 
 static void run_window(window_op op, const tp_window_params *p, const float *input, const float *filter,

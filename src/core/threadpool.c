@@ -15,13 +15,17 @@ struct tp_threadpool {
     /* the current job */
     tp_range_fn fn;
     void *arg;
-    int64_t n, chunk, next;
+    int64_t n, chunks, next; /* items, chunks, the next chunk */
     int pending;      /* chunks not finished yet */
     unsigned generation;
     int stopping;
     bool cpu_set;
     tp_cpu cpu;
     tp_precision precision;
+    void *scratch; /* tp_threadpool_scratch's buffer */
+    size_t scratch_bytes;
+    tp_work_tally *work;
+    int started; /* workers that took their index (the caller is 0) */
 };
 
 int tp_num_cores(void)
@@ -30,16 +34,18 @@ int tp_num_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-/* Takes chunks of the current job until none are left. Called with lock held. */
-static void drain_job(tp_threadpool *pool)
+/* Takes chunks of the current job until none are left, as thread `index`
+ * of the pool. Called with lock held. */
+static void drain_job(tp_threadpool *pool, int index)
 {
-    while (pool->next < pool->n) {
-        int64_t begin = pool->next;
-        int64_t end = begin + pool->chunk < pool->n ? begin + pool->chunk : pool->n;
-        pool->next = end;
+    while (pool->next < pool->chunks) {
+        const int64_t chunk = pool->next++;
+        const int64_t begin = chunk * pool->n / pool->chunks, end = (chunk + 1) * pool->n / pool->chunks;
         pthread_mutex_unlock(&pool->lock);
+        tp_work_tally_chunk_begin(pool->work, index);
         pool->fn(pool->arg, begin, end);
         pthread_mutex_lock(&pool->lock);
+        tp_work_tally_chunk_end(pool->work, index);
         if (--pool->pending == 0)
             pthread_cond_broadcast(&pool->work_done);
     }
@@ -50,13 +56,14 @@ static void *worker_main(void *p)
     tp_threadpool *pool = p;
     unsigned seen = 0;
     pthread_mutex_lock(&pool->lock);
+    const int index = ++pool->started;
     for (;;) {
         while (!pool->stopping && pool->generation == seen)
             pthread_cond_wait(&pool->work_ready, &pool->lock);
         if (pool->stopping)
             break;
         seen = pool->generation;
-        drain_job(pool);
+        drain_job(pool, index);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
@@ -68,6 +75,10 @@ tp_threadpool *tp_threadpool_new(int num_threads)
     if (!pool)
         return NULL;
     pool->size = num_threads > 0 ? num_threads : tp_num_cores();
+    if (!(pool->work = tp_work_tally_new(pool->size))) {
+        free(pool);
+        return NULL;
+    }
     if (pool->size == 1)
         return pool;
     pthread_mutex_init(&pool->lock, NULL);
@@ -105,6 +116,8 @@ void tp_threadpool_free(tp_threadpool *pool)
         pthread_cond_destroy(&pool->work_ready);
         pthread_cond_destroy(&pool->work_done);
     }
+    free(pool->scratch);
+    tp_work_tally_free(pool->work);
     free(pool);
 }
 
@@ -126,6 +139,26 @@ tp_precision tp_threadpool_precision(const tp_threadpool *pool)
 
 void tp_threadpool_set_precision(tp_threadpool *pool, tp_precision precision) { pool->precision = precision; }
 
+void *tp_threadpool_scratch(tp_threadpool *pool, size_t bytes)
+{
+    if (!pool)
+        return NULL;
+    if (bytes > pool->scratch_bytes) {
+        const size_t rounded = (bytes + 63) & ~(size_t)63;
+        if (rounded < bytes)
+            return NULL;
+        free(pool->scratch);
+        pool->scratch = aligned_alloc(64, rounded);
+        pool->scratch_bytes = pool->scratch ? rounded : 0;
+    }
+    return pool->scratch;
+}
+
+void tp_threadpool_work(tp_threadpool *pool, tp_thread_work *as_run, tp_thread_work *equal_cores, int reset)
+{
+    tp_work_tally_read(pool->work, as_run, equal_cores, reset);
+}
+
 int tp_threadpool_size(const tp_threadpool *pool)
 {
     return pool ? pool->size : 1;
@@ -141,22 +174,27 @@ void tp_parallel_for(tp_threadpool *pool, int64_t n, int64_t grain, tp_range_fn 
         fn(arg, 0, n);
         return;
     }
-    /* A few chunks per thread balance uneven work without much locking. */
-    int64_t chunks = (int64_t)pool->size * 4;
-    int64_t chunk = (n + chunks - 1) / chunks;
-    if (chunk < grain)
-        chunk = grain;
+    /* A few chunks per thread balance uneven work without much locking; as
+     * many for every thread, their items dealt as evenly as they go, so
+     * that equal cores finish together (14 chunks of a MobileNet v2 layer's
+     * rows left two of four cores idle a quarter of its time). */
+    int64_t chunks = (int64_t)pool->size * 4 < n / grain ? (int64_t)pool->size * 4 : n / grain;
+    if (chunks > pool->size)
+        chunks -= chunks % pool->size;
+    chunks = chunks > 1 ? chunks : 1;
+    tp_work_tally_caller_alone(pool->work);
     pthread_mutex_lock(&pool->lock);
     pool->fn = fn;
     pool->arg = arg;
     pool->n = n;
-    pool->chunk = chunk;
+    pool->chunks = chunks;
     pool->next = 0;
-    pool->pending = (int)((n + chunk - 1) / chunk);
+    pool->pending = (int)chunks;
     pool->generation++;
     pthread_cond_broadcast(&pool->work_ready);
-    drain_job(pool);
+    drain_job(pool, 0);
     while (pool->pending > 0)
         pthread_cond_wait(&pool->work_done, &pool->lock);
+    tp_work_tally_job(pool->work);
     pthread_mutex_unlock(&pool->lock);
 }

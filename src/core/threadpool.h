@@ -5,9 +5,11 @@
 #ifndef TFPI_THREADPOOL_H
 #define TFPI_THREADPOOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/cpu.h"
+#include "core/thread_work.h"
 
 typedef struct tp_threadpool tp_threadpool;
 
@@ -31,6 +33,19 @@ void tp_threadpool_set_cpu(tp_threadpool *pool, tp_cpu cpu);
  * else (and for a NULL pool) fp32. */
 tp_precision tp_threadpool_precision(const tp_threadpool *pool);
 void tp_threadpool_set_precision(tp_threadpool *pool, tp_precision precision);
+
+/* A buffer of at least `bytes` (64-byte aligned) that the pool keeps and
+ * grows for whoever calls next: a session runs one kernel at a time, so its
+ * kernels' scratch comes from one allocation made once instead of one per
+ * call (whose frees left the heap fragmented: 3 MB more resident on
+ * MobileNet v1 under qemu-aarch64). Valid until the next call or
+ * tp_threadpool_free; NULL if pool is NULL or out of memory. */
+void *tp_threadpool_scratch(tp_threadpool *pool, size_t bytes);
+
+/* What each thread did (core/thread_work.h: tp_work_done) since the pool
+ * was made or last reset: tp_threadpool_size entries each, out[0] the
+ * caller; either may be NULL. Called by the thread that runs its jobs. */
+void tp_threadpool_work(tp_threadpool *pool, tp_thread_work *as_run, tp_thread_work *equal_cores, int reset);
 
 /* Splits [0, n) into chunks of at least `grain` items across the pool and
  * waits for all of them. A NULL pool runs fn(arg, 0, n) directly. */

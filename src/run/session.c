@@ -320,6 +320,20 @@ void tfpi_session_reset_variables(tfpi_session *session)
     session->variables.max_bytes = session->max_memory;
 }
 
+int tfpi_session_thread_work(tfpi_session *session, tfpi_thread_work *out, int max, int reset)
+{
+    const int threads = tp_threadpool_size(session->pool);
+    tp_thread_work *work = calloc(2 * (size_t)threads, sizeof *work), *equal = work + threads;
+    if (!work)
+        return 0;
+    tp_threadpool_work(session->pool, work, equal, reset);
+    for (int t = 0; out && t < threads && t < max; t++)
+        out[t] = (tfpi_thread_work){work[t].tasks,  work[t].multiply_adds,  work[t].idle,
+                                    equal[t].tasks, equal[t].multiply_adds, equal[t].idle};
+    free(work);
+    return threads;
+}
+
 size_t tfpi_session_arena_bytes(const tfpi_session *session)
 {
     size_t bytes = session->plan ? session->plan->arena_size : 0;

@@ -2,13 +2,14 @@
  * target's SIMD layer) against the plain C reference product
  * (src/compute/matmul_ref.c) on many shapes: tiles cut at every edge, k split into
  * several blocks, tasks of many row blocks, many taps, strided B and C, 1
- * and 3 threads, one-row products (src/compute/gemv.c), B given already
+ * and 3 threads (the pool's scratch reused and grown), one-row products (src/compute/gemv.c), B given already
  * in panels, and the fused epilogue (per-column scale and bias, then a
  * clamp). Every result must be within 1e-4 of the reference, relative to
  * its magnitude. The whole suite runs once per set of kernels (TFPI_CPU
  * generic, then an ARM family), so that every micro-kernel this build has
  * is checked: on ARM the portable kernel and the NEON one. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +154,26 @@ static void test_gemm_threads(void)
     tp_threadpool_free(pool);
 }
 
+/* A pool's packing buffers are one scratch kept across products
+ * (tp_threadpool_scratch): products one after the other that need less,
+ * more, then less than it holds, on one thread and on three. */
+static void test_gemm_pool_scratch(void)
+{
+    CHECK(tp_threadpool_scratch(NULL, 64) == NULL);
+    for (int threads = 1; threads <= 3; threads += 2) {
+        tp_threadpool *pool = tp_threadpool_new(threads);
+        CHECK(pool);
+        float *small = tp_threadpool_scratch(pool, 100);
+        CHECK(small && (uintptr_t)small % 64 == 0);
+        CHECK(tp_threadpool_scratch(pool, 64) == small); /* kept while big enough */
+        check_product(30, 16, 8, 16, 16, FULL, pool);
+        check_product(300, 600, 300, 600, 600, NONE, pool); /* a larger buffer */
+        check_product(40, 20, 12, 20, 20, SCALE_AND_RELU, pool);
+        check_product(120, 1000, 40, 1000, 1000, FULL, pool);
+        tp_threadpool_free(pool);
+    }
+}
+
 static void check_taps(int64_t m, int64_t n, int64_t taps, int64_t depth, bool in_panels, tp_threadpool *pool)
 {
     float *source = random_floats(TAP_SOURCE_ROWS * depth), *b = random_floats(taps * depth * n);
@@ -227,6 +248,7 @@ int main(void)
         RUN(test_gemm_strided_b_and_c);
         RUN(test_gemm_epilogue);
         RUN(test_gemm_threads);
+        RUN(test_gemm_pool_scratch);
         RUN(test_gemm_taps);
     }
     return check_summary();
