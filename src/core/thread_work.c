@@ -151,7 +151,8 @@ static bool split_on_equal_cores(tp_work_tally *t)
         for (size_t k = 0; k < t->tasks[i].n; k++)
             if (!list_push(&t->merged, t->tasks[i].items[k]))
                 return false;
-    qsort(t->merged.items, t->merged.n, sizeof *t->merged.items, by_ticket);
+    if (t->merged.n > 0) /* no tasks: no array to sort */
+        qsort(t->merged.items, t->merged.n, sizeof *t->merged.items, by_ticket);
     memset(t->split, 0, (size_t)t->threads * sizeof *t->split);
     for (size_t k = 0; k < t->merged.n; k++) {
         int core = 0;
