@@ -22,6 +22,7 @@ F32 = np.float32
 TRANSPOSE_CONV, TRANSPOSE_CONV_OPTIONS = 67, 49
 BATCH_MATMUL, BATCH_MATMUL_OPTIONS = 126, 101
 DIV, DIV_OPTIONS = 42, 29
+MUL, MUL_OPTIONS = 18, 21
 EXP, LOG, ELU, SQRT, RSQRT, ABS = 47, 73, 111, 75, 76, 101
 SPACE_TO_BATCH_ND, CAST = 38, 53
 REDUCE_PROD, REDUCER_OPTIONS = 81, 27
@@ -218,6 +219,30 @@ def div_cases():
                    (1.0, 0))
 
 
+def saturating_mul_cases():
+    """MUL whose multiplier s1 x s2 / so is 2^30 or more (an output scale
+    calibrated on a constant zero, as in Coral's AutoML video LSTM): the
+    real product of any nonzero pair lies past the 8-bit range, so it is
+    the end of the range on the product's side; a zero product is the
+    output zero point (TFLite's shifts are undefined past 30 bits)."""
+    every = np.arange(256).astype(np.uint8)
+    qx, qy, qo = (0.0235294122248888, 3), (0.00390625, 0), (2.972124106613584e-35, 0)
+    product = (every[:, None].astype(np.int64) - qx[1]) * (every[None, :].astype(np.int64) - qy[1])
+    want = np.where(product > 0, 255, np.where(product < 0, 0, qo[1])).astype(np.uint8)
+    c = Case("mul_uint8_saturating_multiplier")
+    quant = lambda q: ([F32(q[0])], [q[1]], 0)  # noqa: E731
+    c.m.op(MUL, [c.input("x", every[:, None], quant(qx)), c.input("y", every[None, :], quant(qy))],
+           [c.output("z", want, quant(qo))], MUL_OPTIONS, {0: ("b", 0)})
+    yield c
+    x = codes(np.int8, (50,))
+    product = (x.astype(np.int64) + 10) * (x.astype(np.int64) - 7)
+    want = np.where(product > 0, 127, np.where(product < 0, -128, -20)).astype(np.int8)
+    c = Case("mul_int8_saturating_multiplier")
+    c.m.op(MUL, [c.input("x", x, quant((0.5, -10))), c.input("y", x.copy(), quant((0.25, 7)))],
+           [c.output("z", want, quant((1e-12, -20)))], MUL_OPTIONS, {0: ("b", 0)})
+    yield c
+
+
 # ---- EXP, LOG, SQRT, RSQRT, ABS: a function of the code alone ---------------------
 
 def round_away(v):
@@ -380,7 +405,7 @@ def comparison_cases():
 
 def main(d):
     os.makedirs(d, exist_ok=True)
-    for group in (transpose_conv_cases, batch_matmul_cases, div_cases, lut_cases, space_to_batch_cases,
+    for group in (transpose_conv_cases, batch_matmul_cases, div_cases, saturating_mul_cases, lut_cases, space_to_batch_cases,
                   cast_cases, comparison_cases, reduce_prod_cases):
         for case in group():
             print(case.write(d))
