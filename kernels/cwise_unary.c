@@ -6,11 +6,14 @@
  *
  * Round is round-half-to-even, as TF's. Cast from a float type to an
  * integer type truncates toward zero like C++ static_cast; where static_cast
- * would be undefined (NaN, out of range) it saturates, NaN giving 0. */
+ * would be undefined (NaN, out of range) it saturates, NaN giving 0. Cast
+ * reads half (IEEE binary16) exactly as a float (TFLite's DEQUANTIZE of
+ * float16 weights reaches here). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/binary16.h"
 #include "kernel/kernel.h"
 #include "core/wrapping_int.h"
 
@@ -160,6 +163,7 @@ static inline int64_t real_to_int(double v, int64_t lowest, int64_t highest)
 
 #define AS_STORED(v) (v)
 #define AS_BOOL(v) ((v) != 0) /* any nonzero byte is true */
+#define AS_HALF(v) tp_half_to_float(v)
 
 /* dtype, C type, how a stored element reads (extra args: the destination) */
 #define CAST_SOURCES(X, ...)                         \
@@ -171,7 +175,8 @@ static inline int64_t real_to_int(double v, int64_t lowest, int64_t highest)
     X(TFPI_INT8, int8_t, AS_STORED, __VA_ARGS__)     \
     X(TFPI_INT16, int16_t, AS_STORED, __VA_ARGS__)   \
     X(TFPI_UINT16, uint16_t, AS_STORED, __VA_ARGS__) \
-    X(TFPI_BOOL, uint8_t, AS_BOOL, __VA_ARGS__)
+    X(TFPI_BOOL, uint8_t, AS_BOOL, __VA_ARGS__)     \
+    X(TFPI_HALF, uint16_t, AS_HALF, __VA_ARGS__)
 
 /* dtype, C type, conversion of a read value */
 #define CAST_DESTINATIONS(X)            \

@@ -10,7 +10,11 @@
  *  - SQUARED_DIFFERENCE: the same with a left shift of 7 and the squared
  *    difference scaled by (2 x larger scale)^2 / (2^14 x output scale).
  *  - MUL: the product of the inputs less their zero points, scaled by
- *    s1 x s2 / output scale.
+ *    s1 x s2 / output scale. A factor of 2^30 or more (an output scale
+ *    calibrated on a constant zero, e.g. 3e-35 in Coral's AutoML video
+ *    LSTM; TFLite's shifts are undefined there) sends every nonzero
+ *    product past the 8-bit range: the end of the range on its side, what
+ *    the real product is.
  *  - DIV (reference/div.h DivElementwise, a template over uint8, int8 and
  *    int16; TFLite's interpreter takes uint8, int8 runs by the same
  *    rule): a / b of the inputs less
@@ -61,6 +65,7 @@ typedef struct arith_state {
     /* MUL, PRELU: the inputs' offsets (minus their zero points) */
     int32_t offset[2];
     tp_tfl_multiplier out_mult;
+    bool out_saturates; /* MUL: a multiplier of 2^30 or more */
     tp_tfl_multiplier identity_mult; /* PRELU's non-negative inputs */
     int32_t out_offset;
 } arith_state;
@@ -134,7 +139,8 @@ static tfpi_code prepare_quantized(tp_op_ctx *ctx, arith_state *s)
         return prepare_additive(ctx, s, q, &out);
     case OP_MUL: {
         const double m = (double)q[0].scale * (double)q[1].scale / (double)out.scale;
-        if (!tp_tfl_quantize_multiplier(m, &s->out_mult))
+        s->out_saturates = m >= (double)(1 << 30) && isfinite(m);
+        if (!s->out_saturates && !tp_tfl_quantize_multiplier(m, &s->out_mult))
             return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "the output multiplier %g is out of range", m);
         s->offset[0] = -q[0].zero_point, s->offset[1] = -q[1].zero_point, s->out_offset = out.zero_point;
         return TFPI_OK;
@@ -227,9 +233,13 @@ static inline int32_t quantized_value(const arith_state *s, int32_t x, int32_t y
         raw = tp_tfl_multiply(d * d, s->out_mult) + s->out_offset;
         break;
     }
-    case OP_MUL:
-        raw = tp_tfl_multiply((x + s->offset[0]) * (y + s->offset[1]), s->out_mult) + s->out_offset;
+    case OP_MUL: {
+        const int32_t product = (x + s->offset[0]) * (y + s->offset[1]);
+        if (s->out_saturates)
+            return product > 0 ? s->act_max : product < 0 ? s->act_min : clamp32(s->out_offset, s->act_min, s->act_max);
+        raw = tp_tfl_multiply(product, s->out_mult) + s->out_offset;
         break;
+    }
     case OP_DIV:
         raw = quotient_of(s, x + s->offset[0], y + s->offset[1]) + s->out_offset;
         break;

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "compute/binary16.h"
 #include "compute/tflite_node.h"
 
 typedef struct quantize_state {
@@ -146,20 +147,6 @@ static tfpi_code dequantize_prepare(tp_op_ctx *ctx)
     return TFPI_OK;
 }
 
-/* IEEE half to float, exactly. */
-static float half_to_float(uint16_t h)
-{
-    const int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-    float v;
-    if (exponent == 0)
-        v = ldexpf((float)mantissa, -24);
-    else if (exponent == 31)
-        v = mantissa ? NAN : INFINITY;
-    else
-        v = ldexpf((float)(mantissa | 0x400), exponent - 25);
-    return sign ? -v : v;
-}
-
 static int32_t int_at(const tfpi_tensor *t, int64_t i)
 {
     return t->dtype == TFPI_INT16 ? ((const int16_t *)t->data)[i] : code_at(t, i);
@@ -174,7 +161,7 @@ static tfpi_code dequantize_run(tp_op_ctx *ctx)
     if (in->dtype == TFPI_HALF) {
         const uint16_t *h = in->data;
         for (int64_t i = 0; i < n; i++)
-            out[i] = half_to_float(h[i]);
+            out[i] = tp_half_to_float(h[i]);
     } else if (s->q.count == 1) {
         const double scale = s->q.scale[0];
         const int32_t zero = (int32_t)s->q.zero_point[0];

@@ -1,4 +1,4 @@
-/* tflite_softmax.c - TensorFlow Lite's SOFTMAX, LOGISTIC and TANH on uint8
+/* tflite_softmax.c - TensorFlow Lite's SOFTMAX, LOG_SOFTMAX, LOGISTIC and TANH on uint8
  * and int8 tensors, with the fixed-point rules of TFLite's reference
  * kernels (tflite-micro: reference/softmax.h, integer_ops/logistic.h,
  * integer_ops/tanh.h, softmax_common.cc, logistic_common.cc, tanh.cc;
@@ -10,6 +10,7 @@
  *    as zero); the sum's reciprocal scales each exp to the output, whose
  *    quantization must be scale 1/256 with the type's lowest code as zero
  *    point. A float path (any beta) computes exp((x - max) x beta) / sum.
+ *  - LOG_SOFTMAX (reference/log_softmax.h): see log_softmax_state below.
  *  - LOGISTIC / TANH: (code - zero point) times scale x 2^27 as a Q4
  *    value, gemmlowp's logistic or tanh, rounded to 1/256 (LOGISTIC; zero
  *    point the lowest code) or 1/128 (TANH; zero point the middle code);
@@ -112,7 +113,19 @@ static tfpi_code lut_run(tp_op_ctx *ctx)
     return TFPI_OK;
 }
 
-/* ---- SOFTMAX ---- */
+/* ---- SOFTMAX, LOG_SOFTMAX ---- */
+
+/* QuantizeMultiplier of real > 1, whose shift may reach 31 here: then the
+ * radius is 0 and only a difference of 0, whose product is 0, is scaled. */
+static tp_tfl_multiplier multiplier_above_one(double real)
+{
+    int exponent;
+    const double mantissa = frexp(real, &exponent);
+    int64_t fixed = (int64_t)round(mantissa * 0x1p31);
+    if (fixed == INT64_C(1) << 31)
+        fixed /= 2, exponent++;
+    return (tp_tfl_multiplier){(int32_t)fixed, exponent};
+}
 
 typedef struct softmax_state {
     bool is_float;
@@ -157,14 +170,7 @@ static tfpi_code softmax_prepare(tp_op_ctx *ctx)
     if (!(real > 1.0) || !isfinite(real))
         return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "beta %g x input scale %g is too small (or not finite)",
                        (double)s->beta, (double)in.scale);
-    /* QuantizeMultiplier, whose shift may reach 31 here: then the radius
-     * is 0 and only a difference of 0, whose product is 0, is scaled */
-    int exponent;
-    const double mantissa = frexp(real, &exponent);
-    int64_t fixed = (int64_t)round(mantissa * 0x1p31);
-    if (fixed == INT64_C(1) << 31)
-        fixed /= 2, exponent++;
-    m = (tp_tfl_multiplier){(int32_t)fixed, exponent};
+    m = multiplier_above_one(real);
     const int32_t diff_min = -tp_tfl_input_radius(5, m.shift, 31);
     for (int d = 0; d < 256; d++) {
         s->counted[d] = -d >= diff_min;
@@ -226,6 +232,92 @@ static tfpi_code softmax_row(tp_op_ctx *ctx, const softmax_state *s, const uint8
     return TFPI_OK;
 }
 
+/* LOG_SOFTMAX (reference/log_softmax.h, uint8 and int8 alike on codes
+ * less the type's top code): differences from the row's largest times
+ * scale x 2^26 as Q5 values; the Q12 sum of their exps (differences below
+ * -radius left out) gives log(sum) in Q5; each output is (difference -
+ * log sum) / 2^22 plus the top code, those at or below an adjusted
+ * minimum (the larger of -radius - 1 and (log sum - 32) scaled back to
+ * codes) the lowest code. Output quantization: scale 16/256, zero point
+ * the top code. */
+typedef struct log_softmax_state {
+    int64_t depth, rows;
+    int32_t qmin, qmax, diff_min;
+    tp_tfl_multiplier reverse; /* from Q5 back to input codes */
+    int32_t scaled_diff[256];  /* Q5 of each difference -d */
+    int32_t exp_q12[256];      /* its exp in Q12; 0 below -radius */
+} log_softmax_state;
+
+static tfpi_code log_softmax_prepare(tp_op_ctx *ctx)
+{
+    int64_t depth, rows;
+    tfpi_code code = tp_tfl_expect_rows(ctx, &depth, &rows);
+    if (code != TFPI_OK)
+        return code;
+    tp_tfl_qparams in;
+    if ((code = prepare_8bit(ctx, &in)) != TFPI_OK)
+        return code;
+    log_softmax_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_fail(ctx, TFPI_OUT_OF_MEMORY, "out of memory");
+    ctx->state = s;
+    s->depth = depth, s->rows = rows;
+    s->qmin = ctx->inputs[0]->dtype == TFPI_INT8 ? -128 : 0;
+    s->qmax = s->qmin + 255;
+    if ((code = expect_output_quant(ctx, 16.0f / 256, s->qmax)) != TFPI_OK)
+        return code;
+    const double real = fmin((double)in.scale * (double)(1 << 26), (double)INT32_MAX);
+    if (!(real > 1.0) || !isfinite(real))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input scale %g is too small (or not finite)", (double)in.scale);
+    const tp_tfl_multiplier m = multiplier_above_one(real);
+    /* 2^(31 - shift) / mantissa, a multiplier below one */
+    if (!tp_tfl_quantize_multiplier((double)(INT64_C(1) << (31 - m.shift)) / (double)m.mantissa, &s->reverse))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "input scale %g gives no reverse multiplier", (double)in.scale);
+    s->diff_min = -tp_tfl_input_radius(5, m.shift, 31);
+    for (int d = 0; d < 256; d++) {
+        s->scaled_diff[d] = m.shift >= 31 ? 0 : tp_tfl_multiply(-d, m);
+        s->exp_q12[d] = -d >= s->diff_min ? tp_tfl_rounding_divide_by_pot(
+                                                tp_tfl_exp_on_negative_values(s->scaled_diff[d], 5), 12)
+                                          : 0;
+    }
+    return TFPI_OK;
+}
+
+static void log_softmax_row(const log_softmax_state *s, const uint8_t *x, uint8_t *y, bool is_signed)
+{
+    int32_t max = INT32_MIN;
+    for (int64_t c = 0; c < s->depth; c++) {
+        const int32_t v = is_signed ? (int8_t)x[c] : x[c];
+        max = v > max ? v : max;
+    }
+    uint32_t sum = 0; /* Q12; wraps as TFLite's int32 sum would */
+    for (int64_t c = 0; c < s->depth; c++)
+        sum += (uint32_t)s->exp_q12[max - (is_signed ? (int8_t)x[c] : x[c])];
+    const int32_t log_sum = tp_tfl_log_x_ge_1((int32_t)sum, 12, 5);
+    const int32_t back = tp_tfl_multiply((int32_t)((uint32_t)log_sum + (uint32_t)INT32_MIN), s->reverse);
+    const int32_t adjusted_min = s->diff_min - 1 > back ? s->diff_min - 1 : back;
+    for (int64_t c = 0; c < s->depth; c++) {
+        const int d = max - (is_signed ? (int8_t)x[c] : x[c]);
+        int32_t v = s->qmin;
+        if (-d > adjusted_min) {
+            const int32_t diff = (int32_t)((uint32_t)s->scaled_diff[d] - (uint32_t)log_sum);
+            v = tp_tfl_rounding_divide_by_pot(diff, 31 - 5 - 4) + s->qmax;
+            v = v < s->qmin ? s->qmin : v > s->qmax ? s->qmax : v;
+        }
+        y[c] = (uint8_t)v;
+    }
+}
+
+static tfpi_code log_softmax_run(tp_op_ctx *ctx)
+{
+    const log_softmax_state *s = ctx->state;
+    const bool is_signed = ctx->inputs[0]->dtype == TFPI_INT8;
+    for (int64_t r = 0; r < s->rows; r++)
+        log_softmax_row(s, (const uint8_t *)ctx->inputs[0]->data + r * s->depth,
+                        (uint8_t *)ctx->outputs[0].data + r * s->depth, is_signed);
+    return TFPI_OK;
+}
+
 static tfpi_code softmax_run(tp_op_ctx *ctx)
 {
     const softmax_state *s = ctx->state;
@@ -246,6 +338,7 @@ static tfpi_code softmax_run(tp_op_ctx *ctx)
 
 const tp_kernel tp_kernels_tflite_softmax[] = {
     TP_KERNEL("SOFTMAX", softmax_prepare, softmax_run, state_release, TP_TFLITE_OP),
+    TP_KERNEL("LOG_SOFTMAX", log_softmax_prepare, log_softmax_run, state_release, TP_TFLITE_OP),
     TP_KERNEL("LOGISTIC", logistic_prepare, lut_run, state_release, TP_TFLITE_OP),
     TP_KERNEL("TANH", tanh_prepare, lut_run, state_release, TP_TFLITE_OP),
     TP_KERNELS_END,

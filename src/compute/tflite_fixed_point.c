@@ -255,3 +255,41 @@ void tp_tfl_inv_sqrt(int32_t x, int32_t *mantissa, int *shift)
     }
     *mantissa = y, *shift = -s;
 }
+
+static int32_t saturating_add(int32_t a, int32_t b)
+{
+    const int64_t sum = (int64_t)a + b;
+    return sum > INT32_MAX ? INT32_MAX : sum < INT32_MIN ? INT32_MIN : (int32_t)sum;
+}
+
+int32_t tp_tfl_log_x_ge_1(int32_t x, int input_integer_bits, int output_integer_bits)
+{
+    /* Q0 constants: log 2, 2^-1/4, 2^-1/2, 1/4 and the rational fit's
+     * coefficients (11/240, 1/20, 2 - 2^(1/2), 1/4, each times 2^(1/4)) */
+    const int32_t log_2 = 1488522236, sqrt_sqrt_half = 1805811301, sqrt_half = 1518500250, quarter = 536870912;
+    const int32_t alpha_n = 117049297, alpha_d = 127690142, alpha_i = 1057819769, alpha_f = 638450708;
+    const int accum_bits = output_integer_bits + 1; /* a bit of headroom for the sum */
+    const int32_t shifted_quarter = tp_tfl_mul_by_pot(quarter, -accum_bits);
+    /* x = z 2^e with z read as Q0 twice: normalized (r_a, exponent e_a - 1/4 after x sqrt(1/2))
+     * and normalized after x sqrt(1/2) (r_b, e_b + 1/4); the smaller r keeps r in [2^-1/2, 1) */
+    const int a_lead = tp_tfl_leading_zeros((uint32_t)x);
+    const int32_t r_a = tp_tfl_mul_by_pot(mul(tp_tfl_mul_by_pot(x, a_lead - 1), sqrt_half, 32), 1);
+    const int32_t e_a = saturating_add(tp_tfl_mul_by_pot(input_integer_bits - a_lead, 31 - accum_bits), shifted_quarter);
+    const int b_lead = tp_tfl_leading_zeros((uint32_t)mul(x, sqrt_half, 32)) - 1;
+    const int32_t r_b = tp_tfl_mul_by_pot(x, b_lead);
+    const int64_t e_b64 = (int64_t)tp_tfl_mul_by_pot(input_integer_bits - b_lead, 31 - accum_bits) - shifted_quarter;
+    const int32_t e_b = e_b64 > INT32_MAX ? INT32_MAX : e_b64 < INT32_MIN ? INT32_MIN : (int32_t)e_b64;
+    const int32_t r = r_a < r_b ? r_a : r_b, e = e_a > e_b ? e_a : e_b;
+    /* log(r) by a rational function of q = 2 (r - 2^-1/4) */
+    const int32_t p = rounding_half_sum(r, sqrt_sqrt_half);
+    int32_t q = wrap_sub(r, sqrt_sqrt_half, 32);
+    q = wrap_add(q, q, 32);
+    const int32_t q_sq = mul(q, q, 32);
+    const int32_t num = wrap_add(mul(q, r, 32), mul(mul(q, q_sq, 32), alpha_n, 32), 32);
+    const int32_t denom_minus_one =
+        wrap_add(mul(p, wrap_add(wrap_add(alpha_i, q, 32), mul(alpha_d, q_sq, 32), 32), 32), mul(alpha_f, q, 32), 32);
+    const int32_t recip = tp_tfl_one_over_one_plus_x(denom_minus_one);
+    const int32_t num_scaled = tp_tfl_mul_by_pot(num, -accum_bits);
+    const int32_t sum = wrap_add(mul(e, log_2, 32), mul(num_scaled, recip, 32), 32);
+    return tp_tfl_mul_by_pot(sum, accum_bits - output_integer_bits);
+}

@@ -93,6 +93,12 @@ int32_t tp_tfl_exp_on_negative_values(int32_t a, int integer_bits);
  * (gemmlowp's one_over_one_plus_x_for_x_in_0_1). */
 int32_t tp_tfl_one_over_one_plus_x(int32_t x);
 
+/* log(x) for x >= 1 given with input_integer_bits, as a value with
+ * output_integer_bits (TFLite's log_x_for_x_greater_than_or_equal_to_1:
+ * x split into a power of two, a multiple of 2^(1/4), and a mantissa in
+ * [2^-1/2, 1) whose log a rational function gives). */
+int32_t tp_tfl_log_x_ge_1(int32_t x, int input_integer_bits, int output_integer_bits);
+
 /* The logistic and tanh of a (integer_bits 0..29), as Q0. */
 int32_t tp_tfl_logistic(int32_t a, int integer_bits);
 int32_t tp_tfl_tanh(int32_t a, int integer_bits);

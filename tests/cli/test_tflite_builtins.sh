@@ -3,7 +3,7 @@
 # CUMSUM, REDUCE_ALL, ONE_HOT, REVERSE_SEQUENCE, BROADCAST_ARGS,
 # RELU_0_TO_1, quantized BROADCAST_TO, MIRROR_PAD, SELECT_V2, comparisons,
 # BATCH_TO_SPACE_ND, SHAPE, RANK, int8 REDUCE_MIN, MATRIX_DIAG,
-# MATRIX_SET_DIAG, and the HASHTABLE operators with the
+# MATRIX_SET_DIAG, DEQUANTIZE of float16 weights, and the HASHTABLE operators with the
 # CALL_ONCE that fills a table; tests/cli/tflite_builtins.py writes them),
 # and the 8-bit builtins with TFLite's own integer rules (TRANSPOSE_CONV...;
 # tests/cli/tflite_quantized_ops.py) through run_graph, against numpy:

@@ -20,12 +20,14 @@ BOOL = 6
 EMBEDDING_LOOKUP, SHAPE, RANK, BROADCAST_TO, MIRROR_PAD, SELECT_V2 = 7, 77, 110, 130, 100, 123
 BATCH_TO_SPACE_ND, CUMSUM, REDUCE_ALL, ONE_HOT, REVERSE_SEQUENCE, BROADCAST_ARGS = 37, 128, 140, 85, 112, 145
 RELU_0_TO_1 = 152
+ADD, DEQUANTIZE = 0, 6
 # BuiltinOptions union tags
 CUMSUM_OPTIONS, REDUCER_OPTIONS, ONE_HOT_OPTIONS, REVERSE_SEQUENCE_OPTIONS, MIRROR_PAD_OPTIONS = 102, 27, 61, 87, 77
 
 rng = np.random.default_rng(2028)
 TYPES = dict(tw.NP_TYPES)
 TYPES[np.dtype(bool)] = BOOL
+TYPES[np.dtype(np.float16)] = 1  # FLOAT16
 
 
 class Case:
@@ -146,6 +148,14 @@ def quantized_moves():
 
 def tf_like():
     x = rng.standard_normal((3, 5)).astype(np.float32)
+    # float16 weights (as the converter's float16 quantization writes them): DEQUANTIZE to float, then ADD
+    halves = np.array([[0, 1, -2.5, 65504, -65504], [6e-8, np.inf, -np.inf, 0.1, 1 / 3],
+                       [1e-4, -7.25, 3e4, 2 ** -24, -0.0]], np.float16)
+    c = Case("dequantize_float16_weights_add")
+    w = c.m.tensor("w_float", halves.shape)
+    c.m.op(DEQUANTIZE, [c.const("w_half", halves)], [w])
+    c.m.op(ADD, [c.input("x", x), w], [c.output("y", x + halves.astype(np.float32))])
+    yield c
     for exclusive in (0, 1):
         for reverse in (0, 1):
             c = Case("cumsum_%s%s" % ("exclusive" if exclusive else "inclusive", "_reverse" if reverse else ""))

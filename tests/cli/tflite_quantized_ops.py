@@ -22,6 +22,8 @@ F32 = np.float32
 TRANSPOSE_CONV, TRANSPOSE_CONV_OPTIONS = 67, 49
 BATCH_MATMUL, BATCH_MATMUL_OPTIONS = 126, 101
 DIV, DIV_OPTIONS = 42, 29
+MUL, MUL_OPTIONS = 18, 21
+LOG_SOFTMAX = 50
 EXP, LOG, ELU, SQRT, RSQRT, ABS = 47, 73, 111, 75, 76, 101
 SPACE_TO_BATCH_ND, CAST = 38, 53
 REDUCE_PROD, REDUCER_OPTIONS = 81, 27
@@ -218,6 +220,90 @@ def div_cases():
                    (1.0, 0))
 
 
+def saturating_mul_cases():
+    """MUL whose multiplier s1 x s2 / so is 2^30 or more (an output scale
+    calibrated on a constant zero, as in Coral's AutoML video LSTM): the
+    real product of any nonzero pair lies past the 8-bit range, so it is
+    the end of the range on the product's side; a zero product is the
+    output zero point (TFLite's shifts are undefined past 30 bits)."""
+    every = np.arange(256).astype(np.uint8)
+    qx, qy, qo = (0.0235294122248888, 3), (0.00390625, 0), (2.972124106613584e-35, 0)
+    product = (every[:, None].astype(np.int64) - qx[1]) * (every[None, :].astype(np.int64) - qy[1])
+    want = np.where(product > 0, 255, np.where(product < 0, 0, qo[1])).astype(np.uint8)
+    c = Case("mul_uint8_saturating_multiplier")
+    quant = lambda q: ([F32(q[0])], [q[1]], 0)  # noqa: E731
+    c.m.op(MUL, [c.input("x", every[:, None], quant(qx)), c.input("y", every[None, :], quant(qy))],
+           [c.output("z", want, quant(qo))], MUL_OPTIONS, {0: ("b", 0)})
+    yield c
+    x = codes(np.int8, (50,))
+    product = (x.astype(np.int64) + 10) * (x.astype(np.int64) - 7)
+    want = np.where(product > 0, 127, np.where(product < 0, -128, -20)).astype(np.int8)
+    c = Case("mul_int8_saturating_multiplier")
+    c.m.op(MUL, [c.input("x", x, quant((0.5, -10))), c.input("y", x.copy(), quant((0.25, 7)))],
+           [c.output("z", want, quant((1e-12, -20)))], MUL_OPTIONS, {0: ("b", 0)})
+    yield c
+
+
+# ---- LOG_SOFTMAX: reference/log_softmax.h ------------------------------------------
+
+def log_x_ge_1(x, in_bits, out_bits):
+    """log_x_for_x_greater_than_or_equal_to_1 (internal/common.h) of one raw Q(in_bits) value: raw Q(out_bits)."""
+    i = lambda v: int(np.asarray(v))  # noqa: E731
+    sat = lambda v: min(max(v, R.I32_MIN), R.I32_MAX)  # noqa: E731
+    acc = out_bits + 1
+    quarter = i(R.mul_by_pot(536870912, -acc))
+    lead_a = R.leading_zeros(x)
+    r_a = i(R.mul_by_pot(R.srdhm(R.mul_by_pot(x, lead_a - 1), 1518500250), 1))
+    e_a = sat(i(R.mul_by_pot(in_bits - lead_a, 31 - acc)) + quarter)
+    lead_b = R.leading_zeros(i(R.srdhm(x, 1518500250))) - 1
+    r_b = i(R.mul_by_pot(x, lead_b))
+    e_b = sat(i(R.mul_by_pot(in_bits - lead_b, 31 - acc)) - quarter)
+    r, e = min(r_a, r_b), max(e_a, e_b)
+    ssh = 1805811301
+    p = i(R.half_sum(r, ssh))
+    q = i(R.wrap32(2 * i(R.wrap32(r - ssh))))
+    q2 = i(R.srdhm(q, q))
+    num = i(R.wrap32(i(R.srdhm(q, r)) + i(R.srdhm(R.srdhm(q, q2), 117049297))))
+    den = i(R.wrap32(i(R.srdhm(p, R.wrap32(1057819769 + q + i(R.srdhm(127690142, q2))))) + i(R.srdhm(638450708, q))))
+    total = i(R.wrap32(i(R.srdhm(e, 1488522236)) + i(R.srdhm(R.rdbp(num, acc), R.one_over_one_plus_x(den)))))
+    return i(R.mul_by_pot(total, acc - out_bits))
+
+
+def ref_log_softmax(x, scale, dtype):
+    lo, hi = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
+    real = min(float(F32(scale)) * float(1 << 26), float(R.I32_MAX))
+    mant, shift = R.quantize_multiplier(real)
+    rev = R.quantize_multiplier(float(1 << (31 - shift)) / mant)
+    diff_min = -R.input_radius(5, shift, 31)
+    out = np.empty(x.shape, np.int64)
+    for row in np.ndindex(x.shape[:-1]):
+        diff = R.a64(x[row]) - int(x[row].max())
+        q5 = R.mbqm(diff, mant, shift)
+        e = np.where(diff >= diff_min, R.rdbp(R.exp_on_negative_values(q5, 5), 12), 0)
+        log_sum = log_x_ge_1(int(R.wrap32(e.sum())), 12, 5)
+        adjusted = max(diff_min - 1, int(R.mbqm(R.wrap32(log_sum + R.I32_MIN), *rev)))
+        v = np.clip(R.rdbp(R.wrap32(q5 - log_sum), 22) + hi, lo, hi)
+        out[row] = np.where(diff > adjusted, v, lo)
+    return out.astype(dtype)
+
+
+def log_softmax_cases():
+    quant = lambda q: ([F32(q[0])], [q[1]], 0)  # noqa: E731
+    for dtype in (np.uint8, np.int8):
+        lo, hi = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
+        tag = np.dtype(dtype).name
+        # every code in a row, and rows of mostly equal codes (a large sum), several scales
+        every = np.arange(lo, hi + 1).astype(dtype).reshape(2, 128)
+        flat = np.full((3, 40), lo + 10, dtype)
+        flat[1, 7], flat[2, :5] = hi, lo
+        for scale, zp in ((0.1, lo + 100), (0.0235, (lo + hi + 1) // 2), (1.5, lo + 3), (1e-3, lo), (0.0625, hi)):
+            for name, x in (("every", every), ("flat", flat), ("random", codes(dtype, (4, 3, 17)))):
+                c = Case("log_softmax_%s_%s_scale%g" % (tag, name, scale))
+                c.m.op(LOG_SOFTMAX, [c.input("x", x, quant((scale, zp)))],
+                       [c.output("y", ref_log_softmax(x, scale, dtype), quant((16.0 / 256, hi)))])
+                yield c
+
+
 # ---- EXP, LOG, SQRT, RSQRT, ABS: a function of the code alone ---------------------
 
 def round_away(v):
@@ -380,7 +466,7 @@ def comparison_cases():
 
 def main(d):
     os.makedirs(d, exist_ok=True)
-    for group in (transpose_conv_cases, batch_matmul_cases, div_cases, lut_cases, space_to_batch_cases,
+    for group in (transpose_conv_cases, batch_matmul_cases, div_cases, saturating_mul_cases, log_softmax_cases, lut_cases, space_to_batch_cases,
                   cast_cases, comparison_cases, reduce_prod_cases):
         for case in group():
             print(case.write(d))

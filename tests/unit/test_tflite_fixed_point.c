@@ -7,7 +7,8 @@
  * left shift, and the clamps of fused activations; and gemmlowp's
  * fixed-point exp, 1 / (1 + x), logistic and tanh against values from the
  * numpy re-implementation in tests/cli/tflite_int_rules.py (written from
- * gemmlowp's definitions; the test_tflite_ops CLI test compares the ops
+ * gemmlowp's definitions; TFLite's log of x >= 1 against
+ * tflite_quantized_ops.py's; the test_tflite_ops CLI test compares the ops
  * built on them over whole input ranges), plus their accuracy against libm
  * over a sweep of inputs. */
 #include <math.h>
@@ -186,6 +187,25 @@ static void test_fixed_point_functions(void)
     }
 }
 
+/* log(x) for x >= 1, Q12 in, Q5 out: the raw values of the numpy rule
+ * (tests/cli/tflite_quantized_ops.py's log_x_ge_1, written from TFLite's
+ * common.h), and within 2^-20 of libm's log over a sweep. */
+static void test_log_x_ge_1(void)
+{
+    static const struct {
+        int32_t x, log;
+    } cases[] = {{1 << 19, 0},           {3 << 18, 27210304},   {1 << 20, 46516320},
+                 {5242880, 154523870},   {52428800, 309047740}, {INT32_MAX, 558195838}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int32_t got = tp_tfl_log_x_ge_1(cases[i].x, 12, 5);
+        CHECK_MSG(got == cases[i].log, "log_x_ge_1(%d) = %d, want %d", cases[i].x, got, cases[i].log);
+    }
+    for (int32_t x = 1 << 19; x < INT32_MAX - 7777777; x += 7777777) {
+        const double got = tp_tfl_log_x_ge_1(x, 12, 5) / 0x1p26, want = log(x / 0x1p19);
+        CHECK_MSG(fabs(got - want) < 0x1p-20, "log_x_ge_1(%d) = %.9f, log %.9f", x, got, want);
+    }
+}
+
 int main(void)
 {
     RUN(test_quantize_multiplier);
@@ -193,5 +213,6 @@ int main(void)
     RUN(test_activation_range);
     RUN(test_fixed_point_functions);
     RUN(test_fixed_point_16);
+    RUN(test_log_x_ge_1);
     return check_summary();
 }
