@@ -9,7 +9,8 @@
  * reuses each panel while it sits in the first-level cache. The ARM
  * kernels take A packed: there each row tile of the block is packed once
  * (TP_GEMM_MR x k floats, in the first-level cache) and multiplied by
- * every panel in turn. A product whose B is in binary16 panels (b_fp16)
+ * every panel in turn, the panels it fills whole in one call of the
+ * kernels' row function. A product whose B is in binary16 panels (b_fp16)
  * runs the fp16 kernel the same way, with its own panel width. */
 #include "compute/gemm.h"
 
@@ -230,6 +231,7 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
             /* Rows t0 * depth + d0 on of a prepacked B: a block is whole
              * taps of full depth, or one tap's range of depth. */
             const int64_t prepacked_row = t0 * g->depth + d0;
+            const int64_t panel_stride = job->nr * (job->prepacked ? g->taps * g->depth : taps * depth);
             if (!job->prepacked)
                 pack_b(g, t0, taps, d0, depth, col0, col1, job->b_scale, packed);
             tp_gemm_tile tile = {
@@ -250,7 +252,15 @@ static void run_task(const gemm_job *job, int64_t task, float *packed, float *pa
                     for (int64_t t = block0; t < block1; t++) {
                         tile.a = ptrs + (t - block0) * taps * TP_GEMM_MR;
                         job->kernels->pack_a(tile.a, taps, d0, depth, packed_a);
-                        for (int64_t col = col0; col < col1; col += job->nr) {
+                        int64_t col = col0;
+                        const int64_t whole = (col1 - col0) / job->nr; /* panels that fill a tile */
+                        place_rows(g, t, col, &tile);
+                        if (job->kernels->row && tile.rows == TP_GEMM_MR && whole > 0) {
+                            place_columns(job, col, col0, col1, prepacked_row, packed, &tile);
+                            job->kernels->row(&tile, whole, panel_stride);
+                            col += whole * job->nr;
+                        }
+                        for (; col < col1; col += job->nr) {
                             place_columns(job, col, col0, col1, prepacked_row, packed, &tile);
                             place_rows(g, t, col, &tile);
                             job->kernels->tile(&tile);

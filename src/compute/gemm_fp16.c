@@ -221,5 +221,5 @@ void tp_gemm_fp16_pack_panels_aarch64(const float *b, int64_t k, int64_t n, int6
     }
 }
 
-const tp_gemm_kernels tp_gemm_kernels_fp16 = {"fp16", kernel_8x16, pack_quads_fp16, TP_GEMM_FP16_NR};
+const tp_gemm_kernels tp_gemm_kernels_fp16 = {"fp16", kernel_8x16, pack_quads_fp16, TP_GEMM_FP16_NR, NULL};
 #endif

@@ -53,7 +53,7 @@ static void tile(const tp_gemm_tile *t)
     }
 }
 
-const tp_gemm_kernels tp_gemm_kernels_fp16_portable = {"fp16 portable", tile, pack_steps, NR};
+const tp_gemm_kernels tp_gemm_kernels_fp16_portable = {"fp16 portable", tile, pack_steps, NR, NULL};
 
 void tp_gemm_fp16_pack_panels_portable(const float *b, int64_t k, int64_t n, int64_t ldb, uint16_t *panels)
 {

@@ -112,7 +112,7 @@ void tp_gemm_store_tile(const tp_gemm_tile *t, const float *acc)
 
 const tp_gemm_kernels *tp_gemm_kernels_for(tp_cpu cpu)
 {
-    static const tp_gemm_kernels portable = {"portable", tp_gemm_micro_kernel, NULL, TP_GEMM_NR};
+    static const tp_gemm_kernels portable = {"portable", tp_gemm_micro_kernel, NULL, TP_GEMM_NR, NULL};
     switch (cpu.core) {
 #if defined(TP_GEMM_ARM_KERNELS)
     case TP_CPU_A53:

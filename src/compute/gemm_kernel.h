@@ -37,11 +37,17 @@ typedef void (*tp_gemm_kernel_fn)(const tp_gemm_tile *tile);
  * The fp16 kernel's values in a_packed, b and dst are binary16 (gemm_fp16.h). */
 typedef void (*tp_gemm_pack_a_fn)(const float *const *ptrs, int taps, int64_t d0, int64_t depth, float *dst);
 
+/* Runs `panels` (> 0) whole tiles side by side (rows TP_GEMM_MR, cols nr
+ * each): the first as tile says, each next one's B panel_stride values on
+ * and its C, scale and bias nr columns on. */
+typedef void (*tp_gemm_row_fn)(const tp_gemm_tile *tile, int64_t panels, int64_t panel_stride);
+
 typedef struct tp_gemm_kernels {
     const char *name;
     tp_gemm_kernel_fn tile;
     tp_gemm_pack_a_fn pack_a; /* NULL: the kernel reads A in place (a, a_offset) */
     int nr;                   /* columns of its tile and of B's panels: TP_GEMM_NR but for fp16 (gemm_fp16.h) */
+    tp_gemm_row_fn row;       /* NULL: every tile through `tile` */
 } tp_gemm_kernels;
 
 /* The portable kernel (in-place A). */

@@ -5,25 +5,28 @@
  * a lane of A (vmla.f32 q, q, d[lane]; armv7 has no fused form by lane): no
  * broadcast loads or address arithmetic per row, nothing spilled. The
  * epilogue (add what C holds, scale, bias, clamp) is applied to the
- * registers before each row is stored, one half of the columns at a time
- * (the four free registers hold one half's scale, bias, min and max).
+ * registers before the rows are stored, a step over all twelve at a time,
+ * each step skipped where it changes nothing. A row of tiles runs without a call between
+ * them (row_6x8).
  * Inline assembly keeps the schedule and the registers as chosen; the one
  * schedule serves every core a 32-bit Raspberry Pi OS runs on. */
 #include "compute/gemm_kernel.h"
 
 #if defined(__arm__) && defined(TP_GEMM_ARM_KERNELS)
 #include <arm_neon.h>
+#include <math.h>
 #include <stdint.h>
 
-/* What the assembly reads for the epilogue; scale and bias are never NULL. */
+/* What the assembly reads for the epilogue, each step skipped where it
+ * changes nothing (no scale, which the GEMM may have multiplied into B; no
+ * bias; no clamp). */
 typedef struct kernel_epilogue {
-    const float *scale, *bias; /* offset 0, 4 */
+    const float *scale, *bias; /* offset 0, 4; NULL: none */
     float min, max;            /* 8, 12 */
     uint32_t accumulate;       /* 16 */
     uint32_t finish;           /* 20 */
+    uint32_t clamp;            /* 24: min or max is finite */
 } kernel_epilogue;
-
-static const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, zeros[8] = {0};
 
 #define STR(x) #x
 /* Row r of the tile is q(4 + 2r) (columns 0-3) and q(5 + 2r) (4-7). */
@@ -34,10 +37,16 @@ static const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, zeros[8] = {0};
 #define ADD_ROW(lo, hi) \
     "vld1.32 {d0-d3}, [r12], %[ldc]\n" \
     "vadd.f32 q" STR(lo) ", q" STR(lo) ", q0\n" "vadd.f32 q" STR(hi) ", q" STR(hi) ", q1\n"
-/* x = clamp(x * scale + bias) for one register: scale q0, bias q1, min q2, max q3. */
-#define EPILOGUE(x) \
-    "vmul.f32 q" STR(x) ", q" STR(x) ", q0\n" "vadd.f32 q" STR(x) ", q" STR(x) ", q1\n" \
-    "vmax.f32 q" STR(x) ", q" STR(x) ", q2\n" "vmin.f32 q" STR(x) ", q" STR(x) ", q3\n"
+/* One operation over every accumulator, the two column halves from q0 and
+ * q1 (OP2) or all from one register (OP1). */
+#define OP2(op) \
+    op(4, 0) op(5, 1) op(6, 0) op(7, 1) op(8, 0) op(9, 1) op(10, 0) op(11, 1) op(12, 0) op(13, 1) op(14, 0) op(15, 1)
+#define OP1(op, x) \
+    op(4, x) op(5, x) op(6, x) op(7, x) op(8, x) op(9, x) op(10, x) op(11, x) op(12, x) op(13, x) op(14, x) op(15, x)
+#define MUL(acc, x) "vmul.f32 q" STR(acc) ", q" STR(acc) ", q" STR(x) "\n"
+#define ADD(acc, x) "vadd.f32 q" STR(acc) ", q" STR(acc) ", q" STR(x) "\n"
+#define MAX(acc, x) "vmax.f32 q" STR(acc) ", q" STR(acc) ", q" STR(x) "\n"
+#define MIN(acc, x) "vmin.f32 q" STR(acc) ", q" STR(acc) ", q" STR(x) "\n"
 #define STORE_ROW(lo, hi) "vst1.32 {d" STR(lo) "-d" STR(hi) "}, [r12], %[ldc]\n"
 
 /* The whole 6 x 8 tile at c (row stride ldc bytes). */
@@ -66,21 +75,25 @@ static void tile_6x8(const float *a, const float *b, uint32_t k, float *c, uint3
         "ldr r12, [%[e], #20]\n"
         "cmp r12, #0\n"
         "beq 4f\n"
+        "ldr r12, [%[e]]\n"
+        "cmp r12, #0\n"
+        "beq 7f\n"
+        "vld1.32 {d0-d3}, [r12]\n"
+        OP2(MUL)
+        "7:\n"
+        "ldr r12, [%[e], #4]\n"
+        "cmp r12, #0\n"
+        "beq 8f\n"
+        "vld1.32 {d0-d3}, [r12]\n"
+        OP2(ADD)
+        "8:\n"
+        "ldr r12, [%[e], #24]\n"
+        "cmp r12, #0\n"
+        "beq 4f\n"
         "add r12, %[e], #8\n"
         "vld1.32 {d4[], d5[]}, [r12]!\n"
         "vld1.32 {d6[], d7[]}, [r12]\n"
-        "ldr r12, [%[e]]\n"
-        "vld1.32 {d0-d1}, [r12]\n"
-        "ldr r12, [%[e], #4]\n"
-        "vld1.32 {d2-d3}, [r12]\n"
-        EPILOGUE(4) EPILOGUE(6) EPILOGUE(8) EPILOGUE(10) EPILOGUE(12) EPILOGUE(14)
-        "ldr r12, [%[e]]\n"
-        "add r12, r12, #16\n"
-        "vld1.32 {d0-d1}, [r12]\n"
-        "ldr r12, [%[e], #4]\n"
-        "add r12, r12, #16\n"
-        "vld1.32 {d2-d3}, [r12]\n"
-        EPILOGUE(5) EPILOGUE(7) EPILOGUE(9) EPILOGUE(11) EPILOGUE(13) EPILOGUE(15)
+        OP1(MAX, 2) OP1(MIN, 3)
         "4:\n"
         "mov r12, %[c]\n"
         STORE_ROW(8, 11) STORE_ROW(12, 15) STORE_ROW(16, 19) STORE_ROW(20, 23) STORE_ROW(24, 27)
@@ -91,20 +104,45 @@ static void tile_6x8(const float *a, const float *b, uint32_t k, float *c, uint3
           "q15", "cc", "memory");
 }
 
+/* The epilogue of tile t as the assembly reads it. */
+static kernel_epilogue epilogue_of(const tp_gemm_tile *t)
+{
+    return (kernel_epilogue){t->scale,
+                             t->bias,
+                             t->min,
+                             t->max,
+                             t->accumulate,
+                             t->finish,
+                             !(isinf(t->min) && t->min < 0 && isinf(t->max) && t->max > 0)};
+}
+
 static void kernel_6x8(const tp_gemm_tile *t)
 {
     const uint32_t k = (uint32_t)(t->taps * t->depth);
     if (t->rows == 6 && t->cols == 8) {
-        const kernel_epilogue e = {t->scale ? t->scale : ones, t->bias ? t->bias : zeros, t->min, t->max,
-                                   t->accumulate, t->finish};
+        const kernel_epilogue e = epilogue_of(t);
         tile_6x8(t->a_packed, t->b, k, t->c, sizeof(float) * (uint32_t)t->ldc, &e);
         return;
     }
     /* cut by the edge of C: the raw sums into a full tile, then what is inside */
     float tile[6 * 8];
-    const kernel_epilogue raw = {ones, zeros, 0.0f, 0.0f, 0, 0};
+    const kernel_epilogue raw = {NULL, NULL, 0.0f, 0.0f, 0, 0, 0};
     tile_6x8(t->a_packed, t->b, k, tile, sizeof(float) * 8, &raw);
     tp_gemm_store_tile(t, tile);
+}
+
+/* A row of whole tiles: the epilogue worked out once, no call between. */
+static void row_6x8(const tp_gemm_tile *t, int64_t panels, int64_t panel_stride)
+{
+    const uint32_t k = (uint32_t)(t->taps * t->depth), ldc = sizeof(float) * (uint32_t)t->ldc;
+    kernel_epilogue e = epilogue_of(t);
+    const float *b = t->b;
+    float *c = t->c;
+    for (int64_t p = 0; p < panels; p++, b += panel_stride, c += 8) {
+        tile_6x8(t->a_packed, b, k, c, ldc, &e);
+        e.scale = e.scale ? e.scale + 8 : NULL;
+        e.bias = e.bias ? e.bias + 8 : NULL;
+    }
 }
 
 /* A's layout for tile_6x8: k = tap * depth + d over the block, each step's
@@ -135,5 +173,5 @@ static void pack_steps(const float *const *ptrs, int taps, int64_t d0, int64_t d
     }
 }
 
-const tp_gemm_kernels tp_gemm_kernels_neon = {"neon", kernel_6x8, pack_steps, TP_GEMM_NR};
+const tp_gemm_kernels tp_gemm_kernels_neon = {"neon", kernel_6x8, pack_steps, TP_GEMM_NR, row_6x8};
 #endif
