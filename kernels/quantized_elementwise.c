@@ -119,11 +119,8 @@ static tfpi_code binary_prepare(tp_op_ctx *ctx)
     ctx->state = s;
     int ndims;
     int64_t dims[TFPI_MAX_DIMS];
-    char x_shape[96], y_shape[96];
-    if (!tp_broadcast_init(&s->bc, 2, ctx->inputs, &ndims, dims))
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "incompatible shapes %s and %s",
-                       tp_shape_string(ctx->inputs[0], x_shape, sizeof x_shape),
-                       tp_shape_string(ctx->inputs[1], y_shape, sizeof y_shape));
+    if ((code = tp_broadcast_prepare_two(ctx, &s->bc, &ndims, dims)) != TFPI_OK)
+        return code;
     return tp_q_prepare_outputs(ctx, TFPI_QINT32, ndims, dims);
 }
 

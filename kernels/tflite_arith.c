@@ -179,11 +179,8 @@ static tfpi_code arith_prepare_op(tp_op_ctx *ctx, arith_op op)
     s->op = op, s->dtype = dtype;
     int ndims;
     int64_t dims[TFPI_MAX_DIMS];
-    char a[96], b[96];
-    if (!tp_broadcast_init(&s->bc, 2, ctx->inputs, &ndims, dims))
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "incompatible shapes %s and %s",
-                       tp_shape_string(ctx->inputs[0], a, sizeof a), tp_shape_string(ctx->inputs[1], b, sizeof b));
-    if ((code = tp_set_output(ctx, 0, dtype, ndims, dims)) != TFPI_OK)
+    if ((code = tp_broadcast_prepare_two(ctx, &s->bc, &ndims, dims)) != TFPI_OK ||
+        (code = tp_set_output(ctx, 0, dtype, ndims, dims)) != TFPI_OK)
         return code;
     if (dtype != TFPI_FLOAT)
         return prepare_quantized(ctx, s);

@@ -59,11 +59,8 @@ static tfpi_code cmp_prepare(tp_op_ctx *ctx, cmp_op op)
     s->op = op;
     int ndims;
     int64_t dims[TFPI_MAX_DIMS];
-    char a[96], b[96];
-    if (!tp_broadcast_init(&s->bc, 2, ctx->inputs, &ndims, dims))
-        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "incompatible shapes %s and %s",
-                       tp_shape_string(ctx->inputs[0], a, sizeof a), tp_shape_string(ctx->inputs[1], b, sizeof b));
-    if ((code = tp_set_output(ctx, 0, TFPI_BOOL, ndims, dims)) != TFPI_OK ||
+    if ((code = tp_broadcast_prepare_two(ctx, &s->bc, &ndims, dims)) != TFPI_OK ||
+        (code = tp_set_output(ctx, 0, TFPI_BOOL, ndims, dims)) != TFPI_OK ||
         (code = scale_table(ctx, 0, s->scaled[0])) != TFPI_OK)
         return code;
     return scale_table(ctx, 1, s->scaled[1]);

@@ -354,10 +354,13 @@ void tfpi_session_reset(tfpi_session *session);
  * graph assigns it), tables are filled again by their initializers. A
  * stateful model (an RNN keeping its state in a variable) starts over. */
 void tfpi_session_reset_variables(tfpi_session *session);
-/* What each thread of the session did since it was made or this was last
+/* What each thread of the session did since this was first called or last
  * called with reset (benchmark_model's per-thread report): out[0] is the
  * thread that runs the session, then its workers; returns the number of
- * threads (at most max written; out may be NULL). tasks: the pieces of work
+ * threads (at most max written; out may be NULL), 0 if out of memory. A
+ * session starts counting at the first call (which gives zeros), so one
+ * nobody asks spends nothing on it: call it once before the runs to
+ * measure. tasks: the pieces of work
  * it took; multiply_adds: theirs, as the layers define them (Conv2D,
  * depthwise, MatMul and their TFLite float twins: output elements x filter
  * taps, as benchmark_model's FLOPs / 2; a Winograd convolution counts its

@@ -81,6 +81,15 @@ bool tp_broadcast_init(tp_broadcast *bc, int n, tfpi_tensor *const *inputs, int 
     return true;
 }
 
+tfpi_code tp_broadcast_prepare_two(tp_op_ctx *ctx, tp_broadcast *bc, int *out_ndims, int64_t *out_dims)
+{
+    char a[96], b[96];
+    if (!tp_broadcast_init(bc, 2, ctx->inputs, out_ndims, out_dims))
+        return tp_fail(ctx, TFPI_INVALID_ARGUMENT, "incompatible shapes %s and %s",
+                       tp_shape_string(ctx->inputs[0], a, sizeof a), tp_shape_string(ctx->inputs[1], b, sizeof b));
+    return TFPI_OK;
+}
+
 void tp_broadcast_walk(const tp_broadcast *bc, int64_t begin, int64_t end, tp_broadcast_run_fn fn,
                        void *arg)
 {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "core/tensor.h"
+#include "kernel/kernel.h"
 
 #define TP_BROADCAST_MAX_INPUTS 3
 
@@ -29,6 +30,11 @@ typedef struct tp_broadcast {
  * inputs have different sizes other than 1 in the same aligned dimension. */
 bool tp_broadcast_init(tp_broadcast *bc, int n, tfpi_tensor *const *inputs, int *out_ndims,
                        int64_t *out_dims);
+
+/* A binary kernel's prepare step: broadcasts inputs 0 and 1 into bc and
+ * writes the output rank and dims, or fails the node with "incompatible
+ * shapes A and B". */
+tfpi_code tp_broadcast_prepare_two(tp_op_ctx *ctx, tp_broadcast *bc, int *out_ndims, int64_t *out_dims);
 
 /* One run of `length` output elements starting at out_offset; operand k
  * starts at in_offsets[k] and moves by bc->strides[k][bc->ndims - 1]. */

@@ -95,16 +95,18 @@ void tp_work_tally_free(tp_work_tally *t)
 
 void tp_work_tally_chunk_begin(tp_work_tally *t, int thread)
 {
-    thread_tally = t;
+    thread_tally = t; /* NULL: tp_work_done keeps no task list */
     thread_index = thread;
     chunk_start = thread_done;
 }
 
 void tp_work_tally_chunk_end(tp_work_tally *t, int thread)
 {
+    thread_tally = NULL;
+    if (!t)
+        return;
     t->job[thread].tasks += thread_done.tasks - chunk_start.tasks;
     t->job[thread].multiply_adds += thread_done.multiply_adds - chunk_start.multiply_adds;
-    thread_tally = NULL;
 }
 
 /* Adds one job's work per thread (or core) to `tally`. */
@@ -122,6 +124,8 @@ static void add_job(tp_thread_work *tally, const tp_thread_work *job, int thread
 
 void tp_work_tally_caller_alone(tp_work_tally *t)
 {
+    if (!t)
+        return;
     if (t->caller_known && pthread_equal(t->caller, pthread_self())) {
         const int64_t done = thread_done.multiply_adds - t->caller_seen.multiply_adds;
         for (tp_thread_work *tally = t->as_run; tally; tally = tally == t->as_run ? t->equal : NULL) {
@@ -166,6 +170,8 @@ static bool split_on_equal_cores(tp_work_tally *t)
 
 void tp_work_tally_job(tp_work_tally *t)
 {
+    if (!t)
+        return;
     add_job(t->as_run, t->job, t->threads);
     add_job(t->equal, !atomic_load(&t->lost) && split_on_equal_cores(t) ? t->split : t->job, t->threads);
     for (int i = 0; i < t->threads; i++) {

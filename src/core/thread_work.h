@@ -14,7 +14,11 @@
  * on equal cores: the same tasks handed out in the order they were taken,
  * each to the core that is free first, every multiply-add taking the same
  * time. The second is what the task split itself gives a board whose cores
- * are all free. */
+ * are all free.
+ *
+ * A pool tallies only once asked (threadpool.h: tp_threadpool_work); the
+ * tally functions take a NULL tally and then do nothing, so that a pool
+ * nobody reads keeps no task lists, sorts nothing and simulates nothing. */
 #ifndef TFPI_THREAD_WORK_H
 #define TFPI_THREAD_WORK_H
 

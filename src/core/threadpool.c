@@ -24,7 +24,7 @@ struct tp_threadpool {
     tp_precision precision;
     void *scratch; /* tp_threadpool_scratch's buffer */
     size_t scratch_bytes;
-    tp_work_tally *work;
+    tp_work_tally *work; /* NULL until tp_threadpool_work first asks */
     int started; /* workers that took their index (the caller is 0) */
 };
 
@@ -41,8 +41,9 @@ static void drain_job(tp_threadpool *pool, int index)
     while (pool->next < pool->chunks) {
         const int64_t chunk = pool->next++;
         const int64_t begin = chunk * pool->n / pool->chunks, end = (chunk + 1) * pool->n / pool->chunks;
+        tp_work_tally *work = pool->work;
         pthread_mutex_unlock(&pool->lock);
-        tp_work_tally_chunk_begin(pool->work, index);
+        tp_work_tally_chunk_begin(work, index);
         pool->fn(pool->arg, begin, end);
         pthread_mutex_lock(&pool->lock);
         tp_work_tally_chunk_end(pool->work, index);
@@ -75,10 +76,6 @@ tp_threadpool *tp_threadpool_new(int num_threads)
     if (!pool)
         return NULL;
     pool->size = num_threads > 0 ? num_threads : tp_num_cores();
-    if (!(pool->work = tp_work_tally_new(pool->size))) {
-        free(pool);
-        return NULL;
-    }
     if (pool->size == 1)
         return pool;
     pthread_mutex_init(&pool->lock, NULL);
@@ -154,9 +151,14 @@ void *tp_threadpool_scratch(tp_threadpool *pool, size_t bytes)
     return pool->scratch;
 }
 
-void tp_threadpool_work(tp_threadpool *pool, tp_thread_work *as_run, tp_thread_work *equal_cores, int reset)
+bool tp_threadpool_work(tp_threadpool *pool, tp_thread_work *as_run, tp_thread_work *equal_cores, int reset)
 {
+    /* No job runs now; workers see the tally from the next one on, which
+     * they take under the lock. */
+    if (!pool->work && !(pool->work = tp_work_tally_new(pool->size)))
+        return false;
     tp_work_tally_read(pool->work, as_run, equal_cores, reset);
+    return true;
 }
 
 int tp_threadpool_size(const tp_threadpool *pool)

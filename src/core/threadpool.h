@@ -5,6 +5,7 @@
 #ifndef TFPI_THREADPOOL_H
 #define TFPI_THREADPOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,9 +44,10 @@ void tp_threadpool_set_precision(tp_threadpool *pool, tp_precision precision);
 void *tp_threadpool_scratch(tp_threadpool *pool, size_t bytes);
 
 /* What each thread did (core/thread_work.h: tp_work_done) since the pool
- * was made or last reset: tp_threadpool_size entries each, out[0] the
- * caller; either may be NULL. Called by the thread that runs its jobs. */
-void tp_threadpool_work(tp_threadpool *pool, tp_thread_work *as_run, tp_thread_work *equal_cores, int reset);
+ * was first asked or last reset: tp_threadpool_size entries each, out[0]
+ * the caller; either may be NULL. The first call starts the tally (all
+ * zeros); false if out of memory. Called by the thread that runs its jobs. */
+bool tp_threadpool_work(tp_threadpool *pool, tp_thread_work *as_run, tp_thread_work *equal_cores, int reset);
 
 /* Splits [0, n) into chunks of at least `grain` items across the pool and
  * waits for all of them. A NULL pool runs fn(arg, 0, n) directly. */

@@ -324,9 +324,10 @@ int tfpi_session_thread_work(tfpi_session *session, tfpi_thread_work *out, int m
 {
     const int threads = tp_threadpool_size(session->pool);
     tp_thread_work *work = calloc(2 * (size_t)threads, sizeof *work), *equal = work + threads;
-    if (!work)
+    if (!work || !tp_threadpool_work(session->pool, work, equal, reset)) {
+        free(work);
         return 0;
-    tp_threadpool_work(session->pool, work, equal, reset);
+    }
     for (int t = 0; out && t < threads && t < max; t++)
         out[t] = (tfpi_thread_work){work[t].tasks,  work[t].multiply_adds,  work[t].idle,
                                     equal[t].tasks, equal[t].multiply_adds, equal[t].idle};
