@@ -591,6 +591,21 @@ static void pixel_taps(const tp_window_params *p, const uint8_t *const *rows, in
     }
 }
 
+/* The window's input rows of output row `row` (batch x out_h), NULL
+ * outside the image; true if all lie inside. */
+static inline bool window_rows(const dw_job *job, int64_t row, const uint8_t **rows)
+{
+    const tp_window_params *p = &job->q->geo;
+    const int64_t b = row / p->out_h, oy = row % p->out_h;
+    bool inside = true;
+    for (int64_t ky = 0; ky < p->window_h; ky++) {
+        const int64_t y = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+        rows[ky] = y < 0 || y >= p->in_h ? NULL : job->input + (b * p->in_h + y) * p->in_w * p->in_c;
+        inside = inside && rows[ky];
+    }
+    return inside;
+}
+
 static void dw_rows(void *arg, int64_t begin, int64_t end)
 {
     dw_job *job = arg;
@@ -598,14 +613,6 @@ static void dw_rows(void *arg, int64_t begin, int64_t end)
     const int64_t ntaps = p->window_h * p->window_w, whole = p->out_c / 16 * 16;
     const bool blocks = job->d->blocks && whole > 0;
     const uint8_t **taps = malloc(sizeof *taps * (size_t)(ntaps + p->window_h));
-#if defined(DW_DOT)
-    const bool dot = blocks && job->d->dot;
-    uint8_t *columns = dot ? malloc((size_t)(64 * ((p->out_w - 1) * p->stride_w + 2 * p->dilation_w + 1))) : NULL;
-    if (dot && !columns) {
-        free(taps);
-        taps = NULL;
-    }
-#endif
     if (!taps) {
         __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
         return;
@@ -619,24 +626,7 @@ static void dw_rows(void *arg, int64_t begin, int64_t end)
     else if ((p->in_w - 1 - span + p->pad_left) / p->stride_w + 1 < last)
         last = (p->in_w - 1 - span + p->pad_left) / p->stride_w + 1;
     for (int64_t row = begin; row < end; row++) {
-        const int64_t b = row / p->out_h, oy = row % p->out_h;
-        bool rows_inside = true;
-        for (int64_t ky = 0; ky < p->window_h; ky++) {
-            const int64_t y = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
-            rows[ky] = y < 0 || y >= p->in_h ? NULL : job->input + (b * p->in_h + y) * p->in_w * p->in_c;
-            rows_inside = rows_inside && rows[ky];
-        }
-#if defined(DW_DOT)
-        if (dot) {
-            uint8_t *out = job->output + row * p->out_w * p->out_c;
-            dot_row(job, rows, whole, columns, out);
-            for (int64_t ox = 0; whole < p->out_c && ox < p->out_w; ox++) {
-                pixel_taps(p, rows, ox, job->d->pad_row, taps);
-                pixel_tail(job, taps, ntaps, whole, out + ox * p->out_c);
-            }
-            continue;
-        }
-#endif
+        const bool rows_inside = window_rows(job, row, rows);
         int64_t shift = 0; /* tap t of this pixel: taps[t] + shift */
         for (int64_t ox = 0; ox < p->out_w; ox++) {
             /* recomputed at the borders, stepped along inside the image
@@ -661,11 +651,35 @@ static void dw_rows(void *arg, int64_t begin, int64_t end)
             pixel_tail(job, taps, ntaps, whole, out);
         }
     }
-#if defined(DW_DOT)
-    free(columns);
-#endif
     free(taps);
 }
+
+#if defined(DW_DOT)
+/* dw_rows on the dot product path (3 x 3 windows): dot_row for the blocks
+ * of 16 channels, then the tail's channels pixel by pixel. */
+static void dot_rows(void *arg, int64_t begin, int64_t end)
+{
+    dw_job *job = arg;
+    const tp_window_params *p = &job->q->geo;
+    const int64_t whole = p->out_c / 16 * 16;
+    const uint8_t *taps[9 + 3], **rows = taps + 9;
+    uint8_t *columns = malloc((size_t)(64 * ((p->out_w - 1) * p->stride_w + 2 * p->dilation_w + 1)));
+    if (!columns) {
+        __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (int64_t row = begin; row < end; row++) {
+        window_rows(job, row, rows);
+        uint8_t *out = job->output + row * p->out_w * p->out_c;
+        dot_row(job, rows, whole, columns, out);
+        for (int64_t ox = 0; whole < p->out_c && ox < p->out_w; ox++) {
+            pixel_taps(p, rows, ox, job->d->pad_row, taps);
+            pixel_tail(job, taps, 9, whole, out + ox * p->out_c);
+        }
+    }
+    free(columns);
+}
+#endif
 
 bool tp_tflite_qdepthwise_run(const tp_tflite_qconv *q, const tp_tflite_qdepthwise *d, const void *input,
                               const void *filter, void *output, tp_threadpool *pool)
@@ -677,7 +691,11 @@ bool tp_tflite_qdepthwise_run(const tp_tflite_qconv *q, const tp_tflite_qdepthwi
         tp_tflite_qdepthwise_col_terms(d, q, filter, col_term);
     }
     dw_job job = {q, d, d->bias_known ? d->col_term : col_term, input, filter, output, 0};
+#if defined(DW_DOT)
+    tp_parallel_for(pool, q->geo.batch * q->geo.out_h, 1, d->dot ? dot_rows : dw_rows, &job);
+#else
     tp_parallel_for(pool, q->geo.batch * q->geo.out_h, 1, dw_rows, &job);
+#endif
     free(col_term);
     return !job.failed;
 }
