@@ -325,7 +325,8 @@ static tfpi_code qconv_prepare(tp_op_ctx *ctx, qconv_kind kind)
     planned.bias = has_bias ? ctx->inputs[2]->data : NULL;
     const bool bias_known = !has_bias || planned.bias;
     const bool ok = kind == KIND_DEPTHWISE
-                        ? tp_tflite_qdepthwise_plan(&s->depthwise, &planned, ctx->inputs[1]->data, bias_known)
+                        ? tp_tflite_qdepthwise_plan(&s->depthwise, &planned, ctx->inputs[1]->data, bias_known,
+                                                    tp_threadpool_cpu(ctx->pool))
                         : tp_tflite_qconv_gemm_plan(&s->gemm, &planned, ctx->inputs[1]->data, bias_known,
                                                     tp_threadpool_cpu(ctx->pool), ctx->graph, ctx->def);
     if (!ok)

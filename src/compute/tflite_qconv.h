@@ -93,11 +93,13 @@ typedef struct tp_tflite_qdepthwise {
     int32_t *mantissa, *left, *right;
     uint8_t *pad_row;  /* the input zero point, for taps outside the image */
     uint8_t *blocks;   /* the NEON 3 x 3 int8 path: weights and epilogue per 16 channels, or NULL */
+    bool dot;          /* blocks are the dot product path's (aarch64 with sdot, a named core family) */
 } tp_tflite_qdepthwise;
 
-/* Fills d for q (q->bias as known while planning; filter may be NULL);
- * false if out of memory. */
-bool tp_tflite_qdepthwise_plan(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, const void *filter, bool bias_known);
+/* Fills d for q (q->bias as known while planning; filter may be NULL) and
+ * the kernels' CPU; false if out of memory. */
+bool tp_tflite_qdepthwise_plan(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, const void *filter, bool bias_known,
+                               tp_cpu cpu);
 /* The column terms of q's bias and filter into col_term (channels rounded up to 16). */
 void tp_tflite_qdepthwise_col_terms(const tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, const void *filter,
                                     int32_t *col_term);

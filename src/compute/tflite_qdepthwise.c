@@ -31,15 +31,70 @@ static int64_t round16(int64_t n) { return n > 0 ? (n + 15) / 16 * 16 : 16; }
  * loop reads in order (see dw3x3_blocks). */
 enum { BLOCK_BYTES = 9 * 16 + 3 * 64 + 16 + 32 };
 
-static bool pack_blocks(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q)
+/* The dot product path's blocks (aarch64 with sdot, see dot_pixels): per
+ * 16 channels, the weights of window column kx = 0, 1, 2 as four vectors
+ * each, channel c's four bytes its taps of rows 0, 1, 2 and a zero; then
+ * the column terms, mantissas and right shifts as int32, the output zero
+ * point x 8 in int16, the clamp's low and high codes x 16. */
+enum { DOT_BLOCK_BYTES = 3 * 64 + 3 * 64 + 16 + 32 };
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#define DW_DOT 1
+#endif
+
+#if defined(__ARM_NEON)
+/* The epilogue's part of a packed block at e: column terms, mantissas,
+ * right shifts, output zero point, clamp. */
+static void pack_epilogue(uint8_t *e, const tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, int64_t c0)
+{
+    memcpy(e, d->col_term + c0, 64);
+    memcpy(e + 64, d->mantissa + c0, 64);
+    memcpy(e + 128, d->right + c0, 64);
+    const int16_t zero = (int16_t)q->output_zero;
+    for (int i = 0; i < 8; i++)
+        memcpy(e + 192 + 2 * i, &zero, 2);
+    memset(e + 208, (uint8_t)q->act_min, 16);
+    memset(e + 224, (uint8_t)q->act_max, 16);
+}
+#endif
+
+#if defined(DW_DOT)
+static bool pack_dot_blocks(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q)
+{
+    const int64_t channels = q->geo.out_c, blocks = channels / 16;
+    if (!(d->blocks = calloc((size_t)blocks, DOT_BLOCK_BYTES)))
+        return false;
+    const int8_t *w = d->weights;
+    for (int64_t k = 0; k < blocks; k++) {
+        int8_t *b = (int8_t *)d->blocks + k * DOT_BLOCK_BYTES;
+        for (int kx = 0; kx < 3; kx++)
+            for (int i = 0; i < 16; i++)
+                for (int ky = 0; ky < 3; ky++)
+                    b[64 * kx + 4 * i + ky] = w[(ky * 3 + kx) * channels + 16 * k + i];
+        pack_epilogue((uint8_t *)b + 192, d, q, 16 * k);
+    }
+    d->dot = true;
+    return true;
+}
+#endif
+
+static bool pack_blocks(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, tp_cpu cpu)
 {
 #if defined(__ARM_NEON)
     const tp_window_params *p = &q->geo;
     bool all_right = true;
     for (int64_t c = 0; c < p->out_c; c++)
         all_right = all_right && d->right[c] < 0;
-    if (!(p->window_h == 3 && p->window_w == 3 && q->is_int8 && d->pairs && d->bias_known && !d->shift_left &&
-          all_right))
+    if (!(p->window_h == 3 && p->window_w == 3 && q->is_int8 && d->bias_known && !d->shift_left && all_right))
+        return true;
+#if defined(DW_DOT)
+    /* the A53 and A72 families keep theirs (and their tests); sqrdmlah is
+     * armv8.1's, in every core with sdot */
+    if (cpu.dotprod && cpu.core == TP_CPU_A76 && (getauxval(AT_HWCAP) & HWCAP_ASIMDRDM))
+        return pack_dot_blocks(d, q);
+#endif
+    if (!d->pairs)
         return true;
     const int64_t blocks = p->out_c / 16;
     if (!(d->blocks = malloc((size_t)(blocks * BLOCK_BYTES))))
@@ -48,22 +103,17 @@ static bool pack_blocks(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q)
         uint8_t *b = d->blocks + k * BLOCK_BYTES;
         for (int t = 0; t < 9; t++)
             memcpy(b + 16 * t, (const int8_t *)d->weights + t * p->out_c + 16 * k, 16);
-        memcpy(b + 144, d->col_term + 16 * k, 64);
-        memcpy(b + 208, d->mantissa + 16 * k, 64);
-        memcpy(b + 272, d->right + 16 * k, 64);
-        const int16_t zero = (int16_t)q->output_zero;
-        for (int i = 0; i < 8; i++)
-            memcpy(b + 336 + 2 * i, &zero, 2);
-        memset(b + 352, (uint8_t)q->act_min, 16);
-        memset(b + 368, (uint8_t)q->act_max, 16);
+        pack_epilogue(b + 144, d, q, 16 * k);
     }
 #else
     (void)d, (void)q;
 #endif
+    (void)cpu;
     return true;
 }
 
-bool tp_tflite_qdepthwise_plan(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, const void *filter, bool bias_known)
+bool tp_tflite_qdepthwise_plan(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, const void *filter, bool bias_known,
+                               tp_cpu cpu)
 {
     const tp_window_params *p = &q->geo;
     const int64_t channels = p->out_c, taps = p->window_h * p->window_w, padded = round16(channels);
@@ -101,7 +151,7 @@ bool tp_tflite_qdepthwise_plan(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q
     d->bias_known = bias_known;
     if (bias_known)
         tp_tflite_qdepthwise_col_terms(d, q, filter, d->col_term);
-    return pack_blocks(d, q);
+    return pack_blocks(d, q, cpu);
 }
 
 void tp_tflite_qdepthwise_col_terms(const tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, const void *filter,
@@ -406,6 +456,109 @@ static void dw3x3_blocks(const uint8_t *const *taps, int64_t shift, const uint8_
 #endif
 _Static_assert(BLOCK_BYTES == 384, "the assembly steps by 384");
 
+#if defined(DW_DOT)
+/* The dot product path (aarch64 with sdot): for one output row and 16
+ * channels, the window's three input rows are first laid out as columns
+ * (dot_columns: per input column x, 64 bytes, channel c's four bytes its
+ * rows 0, 1, 2 and row 2 again, which meets a zero weight), so that one
+ * sdot adds a window column's three taps of four channels, and each input
+ * column is laid out once for all the output pixels that read it. Then
+ * dot_pixels runs along the row with the block's twelve weight vectors and
+ * its epilogue values in registers: per pixel, the column terms, twelve
+ * sdot, and the epilogue of dw3x3_blocks, but with the rounding shift's
+ * fixup before the multiply, as the GEMM's dot tiles do it (cmlt, then
+ * sqrdmlah adds the product to it: see tflite_qgemm_neon.c). Registers:
+ * weights v0-v11, mantissas v12-v15, right shifts v16-v19, zero point
+ * v20, clamp v21-v22, sums v23-v26, columns and the rescaled sums v27-v30. */
+static void dot_columns(const uint8_t *const *rows, const int64_t *steps, int64_t count, uint8_t *dst)
+{
+    const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2];
+    for (int64_t i = 0; i < count; i++, dst += 64) {
+        const int8x16_t a = vld1q_s8((const int8_t *)r0), b = vld1q_s8((const int8_t *)r1);
+        const int8x16_t c = vld1q_s8((const int8_t *)r2);
+        const int16x8_t ab_lo = vreinterpretq_s16_s8(vzip1q_s8(a, b)), ab_hi = vreinterpretq_s16_s8(vzip2q_s8(a, b));
+        const int16x8_t cc_lo = vreinterpretq_s16_s8(vzip1q_s8(c, c)), cc_hi = vreinterpretq_s16_s8(vzip2q_s8(c, c));
+        vst1q_s16((int16_t *)dst, vzip1q_s16(ab_lo, cc_lo));
+        vst1q_s16((int16_t *)(dst + 16), vzip2q_s16(ab_lo, cc_lo));
+        vst1q_s16((int16_t *)(dst + 32), vzip1q_s16(ab_hi, cc_hi));
+        vst1q_s16((int16_t *)(dst + 48), vzip2q_s16(ab_hi, cc_hi));
+        r0 += steps[0], r1 += steps[1], r2 += steps[2];
+    }
+}
+
+/* count output pixels of one block of 16 channels: pixel i's window
+ * columns kx = 0, 1, 2 at col0, col1, col2 + i x step, its codes at
+ * out + i x out_step. */
+__attribute__((target("arch=armv8.2-a+dotprod"))) static void dot_pixels(const uint8_t *block, const uint8_t *col0,
+                                                                        const uint8_t *col1, const uint8_t *col2,
+                                                                        int64_t step, int64_t count, uint8_t *out,
+                                                                        int64_t out_step)
+{
+#define DOT_COLUMN(P, W0, W1, W2, W3) \
+    "ldp q27, q28, [%[" #P "]]\n" "ldp q29, q30, [%[" #P "], #32]\n" "add %[" #P "], %[" #P "], %[step]\n" \
+    "sdot v23.4s, v27.16b, v" #W0 ".16b\n" "sdot v24.4s, v28.16b, v" #W1 ".16b\n" \
+    "sdot v25.4s, v29.16b, v" #W2 ".16b\n" "sdot v26.4s, v30.16b, v" #W3 ".16b\n"
+    __asm__ volatile("ldp q0, q1, [%[b]]\n" "ldp q2, q3, [%[b], #32]\n" "ldp q4, q5, [%[b], #64]\n"
+                     "ldp q6, q7, [%[b], #96]\n" "ldp q8, q9, [%[b], #128]\n" "ldp q10, q11, [%[b], #160]\n"
+                     "ldp q12, q13, [%[b], #256]\n" "ldp q14, q15, [%[b], #288]\n"
+                     "ldp q16, q17, [%[b], #320]\n" "ldp q18, q19, [%[b], #352]\n"
+                     "ldr q20, [%[b], #384]\n" "ldp q21, q22, [%[b], #400]\n"
+                     "1:\n"
+                     "ldp q23, q24, [%[b], #192]\n" "ldp q25, q26, [%[b], #224]\n"
+                     DOT_COLUMN(c0, 0, 1, 2, 3) DOT_COLUMN(c1, 4, 5, 6, 7) DOT_COLUMN(c2, 8, 9, 10, 11)
+                     "cmlt v27.4s, v23.4s, #0\n" "cmlt v28.4s, v24.4s, #0\n"
+                     "cmlt v29.4s, v25.4s, #0\n" "cmlt v30.4s, v26.4s, #0\n"
+                     "sqrdmlah v27.4s, v23.4s, v12.4s\n" "sqrdmlah v28.4s, v24.4s, v13.4s\n"
+                     "sqrdmlah v29.4s, v25.4s, v14.4s\n" "sqrdmlah v30.4s, v26.4s, v15.4s\n"
+                     "srshl v27.4s, v27.4s, v16.4s\n" "srshl v28.4s, v28.4s, v17.4s\n"
+                     "srshl v29.4s, v29.4s, v18.4s\n" "srshl v30.4s, v30.4s, v19.4s\n"
+                     "sqxtn v23.4h, v27.4s\n" "sqxtn v25.4h, v29.4s\n"
+                     "sqxtn2 v23.8h, v28.4s\n" "sqxtn2 v25.8h, v30.4s\n"
+                     "sqadd v23.8h, v23.8h, v20.8h\n" "sqadd v25.8h, v25.8h, v20.8h\n"
+                     "sqxtn v23.8b, v23.8h\n" "sqxtn2 v23.16b, v25.8h\n"
+                     "smax v23.16b, v23.16b, v21.16b\n" "smin v23.16b, v23.16b, v22.16b\n"
+                     "str q23, [%[out]]\n" "add %[out], %[out], %[out_step]\n"
+                     "subs %[count], %[count], #1\n"
+                     "b.ne 1b\n"
+                     : [c0] "+r"(col0), [c1] "+r"(col1), [c2] "+r"(col2), [count] "+r"(count), [out] "+r"(out)
+                     : [b] "r"(block), [step] "r"(step), [out_step] "r"(out_step)
+                     : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
+                       "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26",
+                       "v27", "v28", "v29", "v30", "cc", "memory");
+#undef DOT_COLUMN
+}
+_Static_assert(DOT_BLOCK_BYTES == 432, "dot_pixels reads 432 bytes a block");
+
+/* One output row (rows: the window's input rows, NULL outside the image)
+ * of the dot path, channels [0, whole); columns: scratch of 64 bytes per
+ * input column the row reads. */
+static void dot_row(const dw_job *job, const uint8_t *const *rows, int64_t whole, uint8_t *columns, uint8_t *out)
+{
+    const tp_window_params *p = &job->q->geo;
+    const int64_t first = -p->pad_left, count = (p->out_w - 1) * p->stride_w + 2 * p->dilation_w + 1;
+    const int64_t begin = first < 0 ? (-first < count ? -first : count) : 0; /* left of the image */
+    int64_t end = p->in_w - first < count ? p->in_w - first : count;         /* right of it from here */
+    if (end < begin)
+        end = begin;
+    const uint8_t zero = (uint8_t)job->q->input_zero;
+    for (int64_t c0 = 0; c0 < whole; c0 += 16) {
+        const uint8_t *from[3];
+        int64_t steps[3];
+        for (int ky = 0; ky < 3; ky++) {
+            from[ky] = rows[ky] ? rows[ky] + (first + begin) * p->in_c + c0 : job->d->pad_row + c0;
+            steps[ky] = rows[ky] ? p->in_c : 0;
+        }
+        memset(columns, zero, (size_t)(64 * begin));
+        dot_columns(from, steps, end - begin, columns + 64 * begin);
+        memset(columns + 64 * end, zero, (size_t)(64 * (count - end)));
+        const int64_t dil = 64 * p->dilation_w;
+        dot_pixels(job->d->blocks + c0 / 16 * DOT_BLOCK_BYTES, columns, columns + dil, columns + 2 * dil,
+                   64 * p->stride_w, p->out_w, out + c0, p->out_c);
+    }
+}
+#endif
+
+
 /* Channels [whole, channels) of one output pixel, one at a time. */
 static void pixel_tail(const dw_job *job, const uint8_t *const *taps, int64_t ntaps, int64_t whole, uint8_t *out)
 {
@@ -438,6 +591,21 @@ static void pixel_taps(const tp_window_params *p, const uint8_t *const *rows, in
     }
 }
 
+/* The window's input rows of output row `row` (batch x out_h), NULL
+ * outside the image; true if all lie inside. */
+static inline bool window_rows(const dw_job *job, int64_t row, const uint8_t **rows)
+{
+    const tp_window_params *p = &job->q->geo;
+    const int64_t b = row / p->out_h, oy = row % p->out_h;
+    bool inside = true;
+    for (int64_t ky = 0; ky < p->window_h; ky++) {
+        const int64_t y = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+        rows[ky] = y < 0 || y >= p->in_h ? NULL : job->input + (b * p->in_h + y) * p->in_w * p->in_c;
+        inside = inside && rows[ky];
+    }
+    return inside;
+}
+
 static void dw_rows(void *arg, int64_t begin, int64_t end)
 {
     dw_job *job = arg;
@@ -458,13 +626,7 @@ static void dw_rows(void *arg, int64_t begin, int64_t end)
     else if ((p->in_w - 1 - span + p->pad_left) / p->stride_w + 1 < last)
         last = (p->in_w - 1 - span + p->pad_left) / p->stride_w + 1;
     for (int64_t row = begin; row < end; row++) {
-        const int64_t b = row / p->out_h, oy = row % p->out_h;
-        bool rows_inside = true;
-        for (int64_t ky = 0; ky < p->window_h; ky++) {
-            const int64_t y = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
-            rows[ky] = y < 0 || y >= p->in_h ? NULL : job->input + (b * p->in_h + y) * p->in_w * p->in_c;
-            rows_inside = rows_inside && rows[ky];
-        }
+        const bool rows_inside = window_rows(job, row, rows);
         int64_t shift = 0; /* tap t of this pixel: taps[t] + shift */
         for (int64_t ox = 0; ox < p->out_w; ox++) {
             /* recomputed at the borders, stepped along inside the image
@@ -492,6 +654,33 @@ static void dw_rows(void *arg, int64_t begin, int64_t end)
     free(taps);
 }
 
+#if defined(DW_DOT)
+/* dw_rows on the dot product path (3 x 3 windows): dot_row for the blocks
+ * of 16 channels, then the tail's channels pixel by pixel. */
+static void dot_rows(void *arg, int64_t begin, int64_t end)
+{
+    dw_job *job = arg;
+    const tp_window_params *p = &job->q->geo;
+    const int64_t whole = p->out_c / 16 * 16;
+    const uint8_t *taps[9 + 3], **rows = taps + 9;
+    uint8_t *columns = malloc((size_t)(64 * ((p->out_w - 1) * p->stride_w + 2 * p->dilation_w + 1)));
+    if (!columns) {
+        __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (int64_t row = begin; row < end; row++) {
+        window_rows(job, row, rows);
+        uint8_t *out = job->output + row * p->out_w * p->out_c;
+        dot_row(job, rows, whole, columns, out);
+        for (int64_t ox = 0; whole < p->out_c && ox < p->out_w; ox++) {
+            pixel_taps(p, rows, ox, job->d->pad_row, taps);
+            pixel_tail(job, taps, 9, whole, out + ox * p->out_c);
+        }
+    }
+    free(columns);
+}
+#endif
+
 bool tp_tflite_qdepthwise_run(const tp_tflite_qconv *q, const tp_tflite_qdepthwise *d, const void *input,
                               const void *filter, void *output, tp_threadpool *pool)
 {
@@ -502,7 +691,11 @@ bool tp_tflite_qdepthwise_run(const tp_tflite_qconv *q, const tp_tflite_qdepthwi
         tp_tflite_qdepthwise_col_terms(d, q, filter, col_term);
     }
     dw_job job = {q, d, d->bias_known ? d->col_term : col_term, input, filter, output, 0};
+#if defined(DW_DOT)
+    tp_parallel_for(pool, q->geo.batch * q->geo.out_h, 1, d->dot ? dot_rows : dw_rows, &job);
+#else
     tp_parallel_for(pool, q->geo.batch * q->geo.out_h, 1, dw_rows, &job);
+#endif
     free(col_term);
     return !job.failed;
 }

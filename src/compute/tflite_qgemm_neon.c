@@ -524,8 +524,9 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
     "st1 {v" #V ".d}[0], [x6]\n" "add x6, x6, %[ldc]\n" "st1 {v" #V ".d}[1], [x6]\n" "add x6, x6, %[ldc]\n"
 
 /* The tile's start and its loop: row pointers, the accumulators started
- * at the column terms (x2 -> col_term, x3 -> mantissa after it), the
- * blocks of 16 depth. */
+ * at the column terms (x2 -> col_term, x3 -> mantissa after it; loaded
+ * into each, as loads leave the A76's NEON pipes free), the blocks of 16
+ * depth. */
 #define DOT_LOOP(OP) \
     "0:\n" \
     "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" \
@@ -533,13 +534,8 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
     "add x15, x14, %[lda]\n" "add x16, x15, %[lda]\n" \
     "mov x0, %[panel]\n" "mov x1, %[blocks]\n" "mov x17, #0\n" \
     "ldp x2, x3, [%[e]]\n" \
-    "ldp q8, q9, [x2]\n" \
-    "mov v16.16b, v8.16b\n" "mov v17.16b, v9.16b\n" "mov v18.16b, v8.16b\n" \
-    "mov v19.16b, v9.16b\n" "mov v20.16b, v8.16b\n" "mov v21.16b, v9.16b\n" \
-    "mov v22.16b, v8.16b\n" "mov v23.16b, v9.16b\n" "mov v24.16b, v8.16b\n" \
-    "mov v25.16b, v9.16b\n" "mov v26.16b, v8.16b\n" "mov v27.16b, v9.16b\n" \
-    "mov v28.16b, v8.16b\n" "mov v29.16b, v9.16b\n" "mov v30.16b, v8.16b\n" \
-    "mov v31.16b, v9.16b\n" \
+    "ldp q16, q17, [x2]\n" "ldp q18, q19, [x2]\n" "ldp q20, q21, [x2]\n" "ldp q22, q23, [x2]\n" \
+    "ldp q24, q25, [x2]\n" "ldp q26, q27, [x2]\n" "ldp q28, q29, [x2]\n" "ldp q30, q31, [x2]\n" \
     "1:\n" \
     "ldr q0, [x9, x17]\n" "ldr q1, [x10, x17]\n" "ldr q2, [x11, x17]\n" \
     "ldr q3, [x12, x17]\n" "ldr q4, [x13, x17]\n" "ldr q5, [x14, x17]\n" \
@@ -628,12 +624,27 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
     "smin v" #R0 ".8h, v" #R0 ".8h, v14.8h\n" "smin v" #R1 ".8h, v" #R1 ".8h, v14.8h\n" \
     "uzp1 v" #R0 ".16b, v" #R0 ".16b, v" #R1 ".16b\n"
 /* Codes without row terms or left shifts (MobileNets' layers), the whole
- * epilogue one straight run, so the A76's two pipes share it: FIXUP is
- * SSRA16 where every column shifts right, else FIXUP8's general form.
+ * epilogue one straight run, so the A76's two pipes share it. The
+ * rounding shift's fixup comes before the multiply: -1 where the sum is
+ * negative (cmlt, on either pipe; FIX_MASKED: and where its column shifts
+ * right, the sign of the and), added by sqrdmlah to the doubling high
+ * product. The same as adding x >> 31 after it: the product has the sum's
+ * sign (mantissas are positive) or is 0, and then -1 still rounds to 0
+ * under a right shift of at least 1; no saturation (|product| < 2^31 - 1).
  * After the narrowing to int16 (saturating) the zero point is a
  * saturating 16-bit add and the clamp 16-bit: the clamp's range lies
- * inside int16's, so any sum past int16 still clamps to the same code. */
-#define DEFINE_DOT_CODES(NAME, OP, FIXUP) \
+ * inside int16's, so any sum past int16 still clamps to the same code.
+ * Rows 0-3 land in v0-v7, rows 4-7 in v16-v23 (each half's fixups start
+ * in free registers), their int16 rows in v24-v31. */
+#define FIX_RIGHT(F, A, SHIFT) "cmlt v" #F ".4s, v" #A ".4s, #0\n"
+#define FIX_MASKED(F, A, SHIFT) "and v" #F ".16b, v" #A ".16b, " SHIFT "\n" "cmlt v" #F ".4s, v" #F ".4s, #0\n"
+/* columns 0-3 and 4-7 of a row (accumulators A0, A1) rescaled into F0, F1 */
+#define RESCALE2(FIX, F0, F1, A0, A1) \
+    FIX(F0, A0, "v10.16b") "sqrdmlah v" #F0 ".4s, v" #A0 ".4s, v8.4s\n" \
+    FIX(F1, A1, "v11.16b") "sqrdmlah v" #F1 ".4s, v" #A1 ".4s, v9.4s\n"
+#define SHIFT2(F0, F1) "srshl v" #F0 ".4s, v" #F0 ".4s, v10.4s\n" "srshl v" #F1 ".4s, v" #F1 ".4s, v11.4s\n"
+#define NARROW_ROW(R, LO, HI) "sqxtn v" #R ".4h, v" #LO ".4s\n" "sqxtn2 v" #R ".8h, v" #HI ".4s\n"
+#define DEFINE_DOT_CODES(NAME, OP, FIX) \
     DOT_SIGNATURE(NAME) \
     { \
         __asm__ volatile(DOT_LOOP(OP) \
@@ -641,13 +652,18 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
                          "ldr x5, [%[e], #24]\n" "ldp q10, q11, [x5]\n" \
                          "add x5, %[e], #32\n" "mov x4, #4\n" \
                          "ld1r {v12.8h}, [x5], x4\n" "ld1r {v13.8h}, [x5], x4\n" "ld1r {v14.8h}, [x5]\n" \
-                         ACC16("sqrdmulh", "v8.4s", "v9.4s") \
-                         FIXUP \
-                         ACC16("srshl", "v10.4s", "v11.4s") \
-                         NARROW16 \
-                         CODES16(0, 1) CODES16(2, 3) CODES16(4, 5) CODES16(6, 7) \
+                         RESCALE2(FIX, 0, 1, 16, 17) RESCALE2(FIX, 2, 3, 18, 19) \
+                         RESCALE2(FIX, 4, 5, 20, 21) RESCALE2(FIX, 6, 7, 22, 23) \
+                         RESCALE2(FIX, 16, 17, 24, 25) RESCALE2(FIX, 18, 19, 26, 27) \
+                         RESCALE2(FIX, 20, 21, 28, 29) RESCALE2(FIX, 22, 23, 30, 31) \
+                         SHIFT2(0, 1) SHIFT2(2, 3) SHIFT2(4, 5) SHIFT2(6, 7) \
+                         SHIFT2(16, 17) SHIFT2(18, 19) SHIFT2(20, 21) SHIFT2(22, 23) \
+                         NARROW_ROW(24, 0, 1) NARROW_ROW(25, 2, 3) NARROW_ROW(26, 4, 5) NARROW_ROW(27, 6, 7) \
+                         NARROW_ROW(28, 16, 17) NARROW_ROW(29, 18, 19) NARROW_ROW(30, 20, 21) \
+                         NARROW_ROW(31, 22, 23) \
+                         CODES16(24, 25) CODES16(26, 27) CODES16(28, 29) CODES16(30, 31) \
                          "mov x6, %[c]\n" \
-                         STORE_ROWS(0) STORE_ROWS(2) STORE_ROWS(4) STORE_ROWS(6) \
+                         STORE_ROWS(24) STORE_ROWS(26) STORE_ROWS(28) STORE_ROWS(30) \
                          "mov %[c], x6\n" \
                          DOT_NEXT \
                          DOT_OPERANDS); \
@@ -655,10 +671,10 @@ static const tp_tfl_qgemm_kernel wide_u8 = {"neon wide uint8", MR, 4, 16, false,
 
 DEFINE_DOT_TILES(dot_s8_tiles, "sdot", "sqxtn", "smax", "smin")
 DEFINE_DOT_TILES(dot_u8_tiles, "udot", "sqxtun", "umax", "umin")
-DEFINE_DOT_CODES(dot_s8_codes_right, "sdot", SSRA16)
-DEFINE_DOT_CODES(dot_s8_codes, "sdot", FIXUP16)
-DEFINE_DOT_CODES(dot_u8_codes_right, "udot", SSRA16)
-DEFINE_DOT_CODES(dot_u8_codes, "udot", FIXUP16)
+DEFINE_DOT_CODES(dot_s8_codes_right, "sdot", FIX_RIGHT)
+DEFINE_DOT_CODES(dot_s8_codes, "sdot", FIX_MASKED)
+DEFINE_DOT_CODES(dot_u8_codes_right, "udot", FIX_RIGHT)
+DEFINE_DOT_CODES(dot_u8_codes, "udot", FIX_MASKED)
 
 static void panel_dot_s8(const tp_tfl_qpanel *p)
 {
@@ -669,7 +685,12 @@ static void panel_dot_u8(const tp_tfl_qpanel *p)
     panel_tiles(p, codes_tiles(p, dot_u8_tiles, dot_u8_codes_right, dot_u8_codes), 8, 8);
 }
 
-static bool has_dot(void) { return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0; }
+/* sdot/udot, and sqrdmlah (armv8.1's, part of every core with them) */
+static bool has_dot(void)
+{
+    const unsigned long hwcap = getauxval(AT_HWCAP);
+    return (hwcap & HWCAP_ASIMDDP) && (hwcap & HWCAP_ASIMDRDM);
+}
 
 static const tp_tfl_qgemm_kernel dot_s8 = {"dot int8", 8, 8, 4, true, false, panel_dot_s8, has_dot, true};
 static const tp_tfl_qgemm_kernel dot_u8 = {"dot uint8", 8, 8, 4, false, false, panel_dot_u8, has_dot, true};

@@ -19,7 +19,7 @@
 #include "graph_builder.h"
 #include "op_test.h"
 
-enum { KIND_CONV, KIND_DEPTHWISE, KIND_FC, NUM_RANDOM = 160, NUM_EDGES = 15, NUM_CASES = NUM_RANDOM + NUM_EDGES,
+enum { KIND_CONV, KIND_DEPTHWISE, KIND_FC, NUM_RANDOM = 160, NUM_EDGES = 17, NUM_CASES = NUM_RANDOM + NUM_EDGES,
        MAX_CHANNELS = 64 };
 
 static const char *const op_names[] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
@@ -313,6 +313,34 @@ static void edge_depthwise_ties(qcase *c)
     c->input = x, c->filter = w;
 }
 
+/* A 3 x 3 int8 DEPTHWISE_CONV_2D over the whole range of codes (weights
+ * -128 included), 40 channels (blocks of 16 and a tail), two pictures,
+ * every multiplier a right shift: strides 2 with a dilated width and SAME
+ * padding, or stride 1, VALID (the A76's column path and its edges). */
+static void edge_depthwise_geometry(qcase *c, bool strided)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = KIND_DEPTHWISE, c->int8 = true, c->same = strided;
+    c->stride_h = c->stride_w = strided ? 2 : 1;
+    c->dil_h = 1, c->dil_w = strided ? 2 : 1;
+    c->in_ndims = 4;
+    c->in_dims[0] = 2, c->in_dims[1] = 7, c->in_dims[2] = strided ? 9 : 5, c->in_dims[3] = 40;
+    c->out_c = 40, c->f_count = 40;
+    c->filter_dims[0] = 1, c->filter_dims[1] = 3, c->filter_dims[2] = 3, c->filter_dims[3] = 40;
+    c->in_size = product(c->in_dims, 4), c->filter_size = 9 * 40;
+    c->in_zero = (int)uniform(-128, 127), c->out_zero = (int)uniform(-20, 20);
+    c->in_scale = c->out_scale = 1.0f;
+    c->bias_mode = 2;
+    for (int u = 0; u < 40; u++) {
+        c->f_scales[u] = (float)ldexp(1.0 + u / 64.0, -10 - u % 4);
+        c->bias[u] = (int32_t)uniform(-30000, 30000);
+    }
+    c->input = random_codes(c, c->in_size, false);
+    uint8_t *w = random_codes(c, c->filter_size, true);
+    w[(int)uniform(0, 359)] = 0x80;
+    c->filter = w;
+}
+
 /* Activation bounds on a tie: RELU6 at scale 12 and RELU_N1_TO_1 at scale 2
  * quantize 0.5, which rounds away from zero. */
 static void edge_activation_tie(qcase *c, bool int8, int act)
@@ -360,6 +388,8 @@ static void make_edge_case(qcase *c, int edge)
     case 11: edge_extreme_factors(c, false); break;
     case 12: edge_product_rule(c, false, false); break;
     case 14: edge_depthwise_ties(c); break;
+    case 15: edge_depthwise_geometry(c, true); break;
+    case 16: edge_depthwise_geometry(c, false); break;
     default: edge_mantissa_tie(c); break;
     }
 }
