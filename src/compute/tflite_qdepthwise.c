@@ -86,7 +86,9 @@ static bool pack_blocks(tp_tflite_qdepthwise *d, const tp_tflite_qconv *q, tp_cp
     bool all_right = true;
     for (int64_t c = 0; c < p->out_c; c++)
         all_right = all_right && d->right[c] < 0;
-    if (!(p->window_h == 3 && p->window_w == 3 && q->is_int8 && d->bias_known && !d->shift_left && all_right))
+    /* fewer than 16 channels: no block to pack (and no zero-byte allocation) */
+    if (!(p->window_h == 3 && p->window_w == 3 && q->is_int8 && d->bias_known && !d->shift_left && all_right &&
+          p->out_c >= 16))
         return true;
 #if defined(DW_DOT)
     /* the A53 and A72 families keep theirs (and their tests); sqrdmlah is

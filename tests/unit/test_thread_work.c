@@ -56,6 +56,16 @@ static void check_job_totals(const tp_thread_work *work, int64_t tasks, int64_t 
     CHECK_EQ_INT(sum_work, multiply_adds);
 }
 
+/* A pool whose tally has started (a first ask with reset); NULL if none. */
+static tp_threadpool *counting_pool(void)
+{
+    tp_threadpool *pool = tp_threadpool_new(THREADS);
+    CHECK(pool != NULL);
+    if (pool)
+        read_work(pool, NULL, NULL, 1);
+    return pool;
+}
+
 static void test_tally_starts_when_asked(void)
 {
     tp_threadpool *pool = tp_threadpool_new(THREADS);
@@ -73,12 +83,10 @@ static void test_tally_starts_when_asked(void)
 
 static void test_job_split(void)
 {
-    tp_threadpool *pool = tp_threadpool_new(THREADS);
-    CHECK(pool != NULL);
+    tp_threadpool *pool = counting_pool();
     if (!pool)
         return;
     tp_thread_work as_run[THREADS], equal[THREADS];
-    read_work(pool, NULL, NULL, 1);
     tp_parallel_for(pool, ITEMS, 1, equal_items, NULL);
     read_work(pool, as_run, equal, 0);
     check_job_totals(as_run, ITEMS, ITEMS * ITEM_WORK);
@@ -100,12 +108,10 @@ static void test_job_split(void)
 
 static void test_caller_alone(void)
 {
-    tp_threadpool *pool = tp_threadpool_new(THREADS);
-    CHECK(pool != NULL);
+    tp_threadpool *pool = counting_pool();
     if (!pool)
         return;
     tp_thread_work as_run[THREADS], equal[THREADS];
-    read_work(pool, NULL, NULL, 1);
     tp_work_done(50);
     tp_work_done(25);
     read_work(pool, as_run, equal, 0);
