@@ -25,14 +25,15 @@ so far (README "Coming from TensorFlow Lite"):
   does, by the asymmetric_quantize_inputs option for FULLY_CONNECTED).
 Any other operator stops the run with a line naming it.
 
-    python3 tests/cli/tflite_numpy_reference.py MODEL OUT_DIR [--hybrid=tflite] [--output=NAME]... INPUT.npy...
+    python3 tests/cli/tflite_numpy_reference.py MODEL OUT_DIR [--hybrid=tflite] [--output=NAME... | --every_op] INPUT.npy...
 
 writes OUT_DIR/want_<k>.npy (output k, or the k-th tensor named by --output,
-in its model dtype; float ones in float64) and OUT_DIR/args:
+or with --every_op the k-th operator output in the model's order; in its
+model dtype, float ones in float64) and OUT_DIR/args:
 the run_graph flags feeding the same inputs and fetching each output into
 OUT_DIR/got_<k>.npy."""
-import math
 import os
+import re
 import struct
 import sys
 
@@ -402,13 +403,17 @@ def evaluate_op(model, op, values, hybrid):
 
 
 def run(path, inputs, hybrid="float", wanted=None):
-    """The model's outputs (or the tensors named in wanted) for inputs
+    """The model's outputs (or the tensors named in wanted, or every operator's
+    outputs when wanted is "every op") for inputs
     (arrays in its input order): codes in the tensors' integer dtypes, float
     values as float64. With wanted, evaluation stops once they are known
     (e.g. before a detector's post-processing)."""
     model = Model(path)
     by_name = {t.name: i for i, t in enumerate(model.tensors)}
-    targets = model.outputs if not wanted else [by_name[n] for n in wanted]
+    if wanted == "every op":
+        targets = [t for op in model.operators for t in op.vector(2, "i")]
+    else:
+        targets = [by_name[n] for n in wanted] if wanted else model.outputs
     values = dict(model.constants)
     for i, x in zip(model.inputs, inputs):
         values[i] = np.asarray(x)
@@ -424,6 +429,42 @@ def run(path, inputs, hybrid="float", wanted=None):
     return model, targets, [values[t] for t in targets]
 
 
+def node_names(model):
+    """The names run_graph knows the tensors by (the .tflite reader's rule):
+    a tensor's name up to the first ';', without a ":k" suffix, every
+    character TensorFlow does not allow made '_'; a taken name gets _2, _3...
+    in the reader's order (the inputs, the outputs, then each operator's
+    constants and outputs)."""
+    taken, names = set(), {}
+
+    def name(t):
+        if t in names or t < 0:
+            return
+        base = model.tensors[t].name.split(";")[0]
+        if re.fullmatch(r".*:[0-9]+", base):
+            base = base[:base.rindex(":")]
+        base = re.sub(r"[^A-Za-z0-9./_-]", "_", base[:200])
+        if not base or not re.match(r"[A-Za-z0-9._]", base):
+            base = "tensor_%d%s" % (t, "_" + base if base else "")
+        base = base.rstrip("/") or "tensor"
+        candidate, k = base, 1
+        while candidate in taken:
+            k += 1
+            candidate = "%s_%d" % (base, k)
+        taken.add(candidate)
+        names[t] = candidate
+
+    for t in model.inputs + model.outputs:
+        name(t)
+    for op in model.operators:
+        for t in op.vector(1, "i"):
+            if t in model.constants:
+                name(t)
+        for t in op.vector(2, "i"):
+            name(t)
+    return names
+
+
 def main(argv):
     hybrid, wanted, args = "float", [], []
     for a in argv[1:]:
@@ -431,16 +472,19 @@ def main(argv):
             hybrid = a.split("=", 1)[1]
         elif a.startswith("--output="):
             wanted.append(a.split("=", 1)[1])
+        elif a == "--every_op":
+            wanted = "every op"
         else:
             args.append(a)
     path, out_dir, input_files = args[0], args[1], args[2:]
     inputs = [np.load(f) for f in input_files]
     model, targets, outputs = run(path, inputs, hybrid, wanted)
-    flags = ["--input=%s=%s" % (model.tensors[t].name, os.path.abspath(f)) for t, f in zip(model.inputs, input_files)]
+    names = node_names(model)
+    flags = ["--input=%s=%s" % (names[t], os.path.abspath(f)) for t, f in zip(model.inputs, input_files)]
     for k, (t, y) in enumerate(zip(targets, outputs)):
         tensor = model.tensors[t]
         np.save(os.path.join(out_dir, "want_%d.npy" % k), y.astype(tensor.dtype) if tensor.dtype != np.float32 else y)
-        flags.append("--output=%s=%s" % (tensor.name, os.path.join(os.path.abspath(out_dir), "got_%d.npy" % k)))
+        flags.append("--output=%s=%s" % (names[t], os.path.join(os.path.abspath(out_dir), "got_%d.npy" % k)))
     with open(os.path.join(out_dir, "args"), "w") as f:
         f.write("\n".join(flags) + "\n")
 
