@@ -2,17 +2,19 @@
 # tests/cli/tflite_numpy_reference.py, a numpy chain of TensorFlow Lite's
 # reference rules computed on the host (each operator from numpy's own
 # previous outputs): quantized tensors within one step, float ones within
-# 1e-5 relative.
-# - Everywhere: the models of ../shared/testdata/tflite/ (int8 MobileNet v2
-#   mask classifier with every operator's output, EfficientNet-lite0 chess
-#   classifier, the Fashion-MNIST CNN in int8 and float, the MNIST dense
-#   model), and a check that the comparison fails on an output moved by two
-#   steps.
+# 1e-5 of the tensor's largest magnitude.
+# - Everywhere: every operator's output of the models of
+#   ../shared/testdata/tflite/ (int8 MobileNet v2 mask classifier,
+#   EfficientNet-lite0 chess classifier, the Fashion-MNIST CNN in int8 and
+#   float, the MNIST dense model), and a check that the comparison fails on
+#   an output moved by two steps.
 # - With TFPI_TFLITE_MODELS=DIR (public models, too big and not ours to keep
 #   here; DIR/<short>/<file> as listed below, origins in the README's
 #   "Coming from TensorFlow Lite"): each one found, on grace_hopper.jpg for
-#   image inputs and seeded random values otherwise; otherwise one
-#   "skipped:" line says so.
+#   image inputs and seeded random values otherwise, and for the hybrid
+#   models (int8 weights, float activations: tfpi computes float math on
+#   the dequantized weights) an "info:" line saying how far that is from
+#   TFLite's hybrid rule; otherwise one "skipped:" line says so.
 . tests/cli/lib.sh
 TD=${TFPI_TESTDATA:-../shared/testdata}
 TL=$TD/tflite
@@ -41,11 +43,9 @@ against_numpy() {
     fi
 }
 
-against_numpy "mask_mnv2_int8, every operator's output" "$TL/mask_mnv2_int8/mask_detector_quant.tflite" --every_op \
-    "$TL/mask_mnv2_int8/input_0.npy"
-against_numpy chess_effnet_int8 "$TL/chess_effnet_int8/model.tflite" "$TL/chess_effnet_int8/input_0.npy"
-for m in fashion_cnn_int8_floatio/model.tflite fashion_cnn_float/model_no_quant.tflite mnist_dense_float/mnist.tflite; do
-    against_numpy "$(dirname $m)" "$TL/$m" "$TL/$(dirname $m)/input_0.npy"
+for m in mask_mnv2_int8/mask_detector_quant.tflite chess_effnet_int8/model.tflite fashion_cnn_int8_floatio/model.tflite \
+    fashion_cnn_float/model_no_quant.tflite mnist_dense_float/mnist.tflite; do
+    against_numpy "$(dirname $m), every operator's output" "$TL/$m" --every_op "$TL/$(dirname $m)/input_0.npy"
 done
 
 # The comparison can fail: one code of the mask model's last MobileNet convolution (operator 67) moved by two steps.
@@ -64,26 +64,33 @@ if [ -z "${TFPI_TFLITE_MODELS:-}" ]; then
     exit
 fi
 # Public models: DIR/<short>/<file>, then the chain's flags (a detector's
-# tensors before TFLite_Detection_PostProcess, which the chain lacks).
+# tensors before TFLite_Detection_PostProcess, which the chain lacks) and
+# pixels=255 for a float image input taking 0..255 (the U-Net's own
+# normalization; 0..1 otherwise).
 while read -r short file flags; do
     model=$TFPI_TFLITE_MODELS/$short/$file
     [ -f "$model" ] || { echo "skip $short: no $model"; continue; }
     mkdir -p "$CLI_TMP/in_$short"
+    top=1 # a float image input's largest value: 1, or 255 with the token pixels=255
+    case " $flags " in *" pixels=255 "*) top=255 flags=$(echo "$flags" | sed 's/pixels=255//') ;; esac
     # shellcheck disable=SC2046 # one input file a line
-    inputs=$($PY - "$model" "$CLI_TMP/in_$short" "$TD/images/grace_hopper.jpg" <<'EOF'
+    inputs=$($PY - "$model" "$CLI_TMP/in_$short" "$TD/images/grace_hopper.jpg" $top <<'EOF'
 import sys
 import numpy as np
 from PIL import Image
 sys.path.insert(0, "tests/cli")
 from tflite_numpy_reference import Model
-model, out, picture = Model(sys.argv[1]), sys.argv[2], sys.argv[3]
+model, out, picture, top = Model(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
 rng = np.random.default_rng(3)
 for k, t in enumerate(model.inputs):
     tensor = model.tensors[t]
     shape = [max(d, 1) for d in tensor.shape]
     if len(shape) == 4 and shape[3] == 3:
-        pixels = np.asarray(Image.open(picture).convert("RGB").resize((shape[2], shape[1]), Image.BILINEAR))[None]
-        x = pixels.astype(np.float32) / 255 if tensor.dtype == np.float32 else (pixels.astype(np.int16) - (128 if tensor.dtype == np.int8 else 0))
+        rgb = np.asarray(Image.open(picture).convert("RGB").resize((shape[2], shape[1]), Image.BILINEAR))[None]
+        if tensor.dtype == np.float32:
+            x = rgb.astype(np.float32) * np.float32(top / 255)
+        else:
+            x = rgb.astype(np.int16) - (128 if tensor.dtype == np.int8 else 0)
     elif tensor.dtype == np.float32:
         x = rng.uniform(-1, 1, shape)
     else:
@@ -95,16 +102,24 @@ EOF
 )
     # shellcheck disable=SC2086 # flags and inputs: words
     against_numpy "$short" "$model" $flags $inputs
+    case $short in
+    unet_mnv3_seg_q | noise_cls_berkya | kws_directions_q)
+        mkdir -p "$dir/rule"
+        # shellcheck disable=SC2086
+        $PY tests/cli/tflite_numpy_reference.py "$model" "$dir/rule" --hybrid=tflite $inputs &&
+            echo "info: $short (hybrid) against TFLite's hybrid rule: $($PY tests/cli/tflite_refs.py hybrid "$dir" "$dir/rule")"
+        ;;
+    esac
 done <<EOM
-tm_mask_quant model.tflite
-mnv1_quant_coconote mobilenet_v1_1.0_224_quant.tflite
-deeplab_mnv2_quant deeplabv3_mnv2_pascal_quant.tflite
+tm_mask_quant model.tflite --every_op
+mnv1_quant_coconote mobilenet_v1_1.0_224_quant.tflite --every_op
+deeplab_mnv2_quant deeplabv3_mnv2_pascal_quant.tflite --every_op
 det_brainypi model.tflite --output=Squeeze --output=convert_scores
 automl_traffic traffic_model.tflite --output=concat --output=convert_scores --output=raw_outputs/lstm_c --output=raw_outputs/lstm_h
 kws_directions_q model_quantized.tflite
 esrgan_brainypi model.tflite
 seg_mnv2dm05_fp16 model.tflite
-unet_mnv3_seg_q model_quantized.tflite
+unet_mnv3_seg_q model_quantized.tflite pixels=255
 noise_cls_berkya model.tflite
 EOM
 cli_summary

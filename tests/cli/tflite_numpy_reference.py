@@ -20,9 +20,11 @@ so far (README "Coming from TensorFlow Lite"):
   BATCH_TO_SPACE_ND, RESHAPE, SPLIT;
 - hybrid operators (float input, int8 weights): by default the float math
   of the dequantized weights (what tfpi computes); with --hybrid=tflite
-  TFLite's hybrid kernels' rule (each batch's input quantized to int8,
-  asymmetrically for CONV_2D / DEPTHWISE_CONV_2D as EvalHybridPerChannel
-  does, by the asymmetric_quantize_inputs option for FULLY_CONNECTED).
+  TFLite's hybrid kernels' rule (each batch's input quantized to int8:
+  asymmetrically for per-channel CONV_2D / DEPTHWISE_CONV_2D as
+  EvalHybridPerChannel does, symmetrically for a per-tensor CONV_2D as
+  EvalHybrid does, by the asymmetric_quantize_inputs option for
+  FULLY_CONNECTED).
 Any other operator stops the run with a line naming it.
 
     python3 tests/cli/tflite_numpy_reference.py MODEL OUT_DIR [--hybrid=tflite] [--output=NAME... | --every_op] INPUT.npy...
@@ -232,7 +234,7 @@ def float_conv(model, builtin, op, ins, out, values, hybrid):
         batches = x.reshape(-1, w.shape[1]) if builtin == 9 else x
         sums = []
         for b in batches:
-            if builtin == 9 and not option(op, 3, "b"):
+            if (builtin == 9 and not option(op, 3, "b")) or (builtin == 3 and len(wt.scales) == 1):
                 q, s = symmetric_int8(b)
                 zp = 0
             else:
@@ -434,7 +436,7 @@ def node_names(model):
     a tensor's name up to the first ';', without a ":k" suffix, every
     character TensorFlow does not allow made '_'; a taken name gets _2, _3...
     in the reader's order (the inputs, the outputs, then each operator's
-    constants and outputs)."""
+    outputs and constants)."""
     taken, names = set(), {}
 
     def name(t):
@@ -457,11 +459,11 @@ def node_names(model):
     for t in model.inputs + model.outputs:
         name(t)
     for op in model.operators:
+        for t in op.vector(2, "i"):
+            name(t)
         for t in op.vector(1, "i"):
             if t in model.constants:
                 name(t)
-        for t in op.vector(2, "i"):
-            name(t)
     return names
 
 
