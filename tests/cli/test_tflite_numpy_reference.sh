@@ -121,5 +121,13 @@ esrgan_brainypi model.tflite
 seg_mnv2dm05_fp16 model.tflite
 unet_mnv3_seg_q model_quantized.tflite pixels=255
 noise_cls_berkya model.tflite
+tf2_mnv2_ptq tf2_mobilenet_v2_1.0_224_ptq.tflite --every_op
+mnv2_inat_bird mobilenet_v2_1.0_224_inat_bird_quant.tflite --every_op
+mnv2_quant_cmpss mobilenet_v2_1.0_224_quant.tflite --every_op
+person_detect_int8 person_detect.tflite --every_op
+kws_micro_speech_int8 micro_speech_quantized.tflite --every_op
+conv_coconote converted_model.tflite
+tm_containers containers_model.tflite
+deeplab_gpu_float deeplabv3_257_mv_gpu.tflite
 EOM
 cli_summary
