@@ -314,7 +314,8 @@ def evaluate_op(model, op, values, hybrid):
     ins, outs = op.vector(1, "i"), op.vector(2, "i")
     name = NAMES.get(builtin)
     if name is None:
-        raise ValueError("operator %s (builtin %d) is not evaluated here" % (custom or "?", builtin))
+        what = "custom operator %s" % custom if custom else "builtin operator %d" % builtin
+        raise ValueError("%s is not evaluated here" % what)
     x = values.get(ins[0]) if ins and ins[0] >= 0 else None
     it, ot = model.tensors[ins[0]] if ins else None, model.tensors[outs[0]]
     quantized = ot.quantized and it is not None and it.quantized
@@ -492,4 +493,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    try:
+        main(sys.argv)
+    except ValueError as e:
+        sys.exit("tflite_numpy_reference.py: %s" % e)
