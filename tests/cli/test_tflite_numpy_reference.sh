@@ -129,5 +129,10 @@ kws_micro_speech_int8 micro_speech_quantized.tflite --every_op
 conv_coconote converted_model.tflite
 tm_containers containers_model.tflite
 deeplab_gpu_float deeplabv3_257_mv_gpu.tflite
+mnv2_pytorch_int8 mobilenet_v2_quantized_1x3x224x224.tflite --every_op
+ssd_fish_cmpss detect.tflite --output=Squeeze --output=convert_scores
+ssd_pet detect.tflite --output=Squeeze --output=convert_scores
+ssd_mnv1_uint8_aryan detect.tflite --every_op
+ssd_trash detect.tflite --every_op
 EOM
 cli_summary

@@ -17,7 +17,7 @@ so far (README "Coming from TensorFlow Lite"):
   RESIZE_NEAREST_NEIGHBOR, PAD, ARG_MAX and the data movers below;
 - float32 (float64 arithmetic) and float16 weights through DEQUANTIZE: the
   same plus SQUARE, SHAPE, PACK, STRIDED_SLICE, SPACE_TO_BATCH_ND,
-  BATCH_TO_SPACE_ND, RESHAPE, SPLIT;
+  BATCH_TO_SPACE_ND, RESHAPE, SPLIT, TRANSPOSE;
 - hybrid operators (float input, int8 weights): by default the float math
   of the dequantized weights (what tfpi computes); with --hybrid=tflite
   TFLite's hybrid kernels' rule (each batch's input quantized to int8:
@@ -52,7 +52,7 @@ ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
 NAMES = {0: "ADD", 1: "AVERAGE_POOL_2D", 2: "CONCATENATION", 3: "CONV_2D", 4: "DEPTHWISE_CONV_2D",
          6: "DEQUANTIZE", 9: "FULLY_CONNECTED", 14: "LOGISTIC", 17: "MAX_POOL_2D", 18: "MUL", 21: "RELU6",
          22: "RESHAPE", 23: "RESIZE_BILINEAR", 25: "SOFTMAX", 28: "TANH", 34: "PAD", 37: "BATCH_TO_SPACE_ND",
-         38: "SPACE_TO_BATCH_ND", 40: "MEAN", 41: "SUB", 45: "STRIDED_SLICE", 49: "SPLIT", 56: "ARG_MAX",
+         38: "SPACE_TO_BATCH_ND", 39: "TRANSPOSE", 40: "MEAN", 41: "SUB", 45: "STRIDED_SLICE", 49: "SPLIT", 56: "ARG_MAX",
          77: "SHAPE", 83: "PACK", 92: "SQUARE", 97: "RESIZE_NEAREST_NEIGHBOR", 114: "QUANTIZE", 117: "HARD_SWISH"}
 
 
@@ -390,6 +390,8 @@ def evaluate_op(model, op, values, hybrid):
     if builtin == 22:  # RESHAPE
         shape = [int(v) for v in np.ravel(const(1))] if len(ins) > 1 and ins[1] >= 0 else ot.shape
         return [x.reshape(shape)]
+    if builtin == 39:  # TRANSPOSE
+        return [np.transpose(x, [int(v) for v in np.ravel(const(1))])]
     if builtin == 77:  # SHAPE
         return [np.asarray(x.shape, ot.dtype)]
     if builtin == 83:  # PACK
