@@ -93,7 +93,7 @@ typedef struct additive_case {
 static int32_t additive_want(const additive_case *c, int32_t cx, int32_t cy)
 {
     const double twice = 2.0 * (double)fmaxf(c->scale[0], c->scale[1]);
-    tp_tfl_multiplier mx, my, mo;
+    tp_tfl_multiplier mx = {0, 0}, my = mx, mo = mx;
     CHECK(tp_tfl_quantize_multiplier((double)c->scale[0] / twice, &mx) &&
           tp_tfl_quantize_multiplier((double)c->scale[1] / twice, &my) &&
           tp_tfl_quantize_multiplier(twice / ((double)(1 << 20) * (double)c->scale[2]), &mo));
