@@ -2,7 +2,7 @@
 #
 #   make [TARGET=LINUX|PI|PI64|AARCH64|ARMV6] [HOST_OS=...] [OPTFLAGS=...]
 #        [STATIC=0|1] [SANITIZE=1] [VALGRIND=1] [TF_OP_FILES=path]
-#   make test [TEST_JOBS=N]
+#   make test [TEST_JOBS=N] [TEST_SKIP="test_a test_b"]
 #                  builds and runs the test suite (under qemu-user for ARM),
 #                  N test programs at a time (default: one per core)
 #   make fuzz [FUZZ_SECONDS=N] [FUZZ_RUNS=N] [FUZZ_MAX_LEN=N] [FUZZ_ONLY=name]
@@ -302,9 +302,10 @@ $(BIN)/tests/%: $(OBJ)/tests/unit/%.o $(TEST_COMMON_OBJS) $(LIBTOOLS) $(LIBTFPI)
 
 # ---- run -------------------------------------------------------------------
 # TEST_JOBS: test programs run at a time (default: one per core).
+# TEST_SKIP: names of test programs to leave out (default: none).
 TEST_JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 test: tests
-	TEST_JOBS=$(TEST_JOBS) BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) CC="$(CC)" CROSS_PREFIX="$(CROSS_PREFIX)" WHEEL_PLATFORM=$(WHEEL_PLATFORM) \
+	TEST_JOBS=$(TEST_JOBS) TEST_SKIP="$(TEST_SKIP)" BIN=$(BIN) QEMU="$(QEMU)" TARGET=$(target) CC="$(CC)" CROSS_PREFIX="$(CROSS_PREFIX)" WHEEL_PLATFORM=$(WHEEL_PLATFORM) \
 	    SYSROOT="$(SYSROOT)" MULTIARCH="$(MULTIARCH)" SANITIZE="$(SANITIZE)" $(INSTALL_ENV) \
 	    sh tests/run_tests.sh
 
