@@ -134,5 +134,10 @@ ssd_fish_cmpss detect.tflite --output=Squeeze --output=convert_scores
 ssd_pet detect.tflite --output=Squeeze --output=convert_scores
 ssd_mnv1_uint8_aryan detect.tflite --every_op
 ssd_trash detect.tflite --every_op
+lstm_mnist_float trained_lstm.tflite --every_op
+keras_lstm_ptq keras_lstm_mnist_ptq.tflite --every_op
+lstm_mnist_int8 trained_lstm_int8.tflite --every_op
+kws_lstm_xtensa micro_speech_lstm.tflite --every_op
+dtln_ns dtln_noise_suppression.tflite --every_op
 EOM
 cli_summary
