@@ -20,7 +20,12 @@ so far (README "Coming from TensorFlow Lite"):
 - float32 (float64 arithmetic) and float16 weights through DEQUANTIZE: the
   same plus SQUARE, SHAPE, PACK, STRIDED_SLICE, SPACE_TO_BATCH_ND,
   BATCH_TO_SPACE_ND, RESHAPE, SPLIT, TRANSPOSE, UNIDIRECTIONAL_SEQUENCE_LSTM
-  (float weights, no layer norm; peepholes, CIFG, projection, clips);
+  (float weights, no layer norm; peepholes, CIFG, projection, clips),
+  LOG, RFFT2D (numpy's FFT) and COMPLEX_ABS (complex64 tensors are
+  not compared with --every_op: the operators reading them are),
+  REDUCE_MAX, GREATER, CAST, DIV, SQRT, FLOOR_DIV (float or integer);
+- data movers in any dtype (integer codes as they are): GATHER, UNPACK,
+  GATHER_ND;
 - hybrid operators (float input, int8 weights): by default the float math
   of the dequantized weights (what tfpi computes); with --hybrid=tflite
   TFLite's hybrid kernels' rule (each batch's input quantized to int8:
@@ -51,14 +56,17 @@ import tflite_ops_reference as O  # noqa: E402
 from tflite_file import Table  # noqa: E402
 
 F32 = np.float32
-DTYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16, 9: np.int8}
+DTYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16,
+          8: np.complex64, 9: np.int8}
 ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
 NAMES = {0: "ADD", 1: "AVERAGE_POOL_2D", 2: "CONCATENATION", 3: "CONV_2D", 4: "DEPTHWISE_CONV_2D",
          6: "DEQUANTIZE", 9: "FULLY_CONNECTED", 14: "LOGISTIC", 17: "MAX_POOL_2D", 18: "MUL", 21: "RELU6",
-         22: "RESHAPE", 23: "RESIZE_BILINEAR", 25: "SOFTMAX", 28: "TANH", 34: "PAD", 37: "BATCH_TO_SPACE_ND",
-         38: "SPACE_TO_BATCH_ND", 39: "TRANSPOSE", 40: "MEAN", 41: "SUB", 44: "UNIDIRECTIONAL_SEQUENCE_LSTM",
-         45: "STRIDED_SLICE", 49: "SPLIT", 56: "ARG_MAX",
-         77: "SHAPE", 83: "PACK", 92: "SQUARE", 97: "RESIZE_NEAREST_NEIGHBOR", 114: "QUANTIZE", 117: "HARD_SWISH"}
+         22: "RESHAPE", 23: "RESIZE_BILINEAR", 25: "SOFTMAX", 28: "TANH", 34: "PAD", 36: "GATHER",
+         37: "BATCH_TO_SPACE_ND", 38: "SPACE_TO_BATCH_ND", 39: "TRANSPOSE", 40: "MEAN", 41: "SUB", 42: "DIV",
+         44: "UNIDIRECTIONAL_SEQUENCE_LSTM", 45: "STRIDED_SLICE", 49: "SPLIT", 53: "CAST", 56: "ARG_MAX",
+         61: "GREATER", 73: "LOG", 75: "SQRT", 77: "SHAPE", 82: "REDUCE_MAX", 83: "PACK", 88: "UNPACK",
+         90: "FLOOR_DIV", 92: "SQUARE", 97: "RESIZE_NEAREST_NEIGHBOR", 107: "GATHER_ND", 114: "QUANTIZE",
+         117: "HARD_SWISH", 131: "RFFT2D", 135: "COMPLEX_ABS"}
 
 
 class Tensor:
@@ -477,6 +485,37 @@ def evaluate_op(model, op, values, hybrid):
         return [x.reshape(shape)]
     if builtin == 39:  # TRANSPOSE
         return [np.transpose(x, [int(v) for v in np.ravel(const(1))])]
+    if builtin == 36:  # GATHER: the rows of x along axis that the indices name (batch_dims 0)
+        if option(op, 1, "i"):
+            raise ValueError("GATHER with batch_dims is not evaluated here")
+        return [np.take(x, R.a64(const(1)), axis=option(op, 0, "i") % x.ndim)]
+    if builtin == 131:  # RFFT2D: the last two axes cropped or zero-padded to fft_length
+        return [np.fft.rfft2(x.astype(np.float64), s=[int(v) for v in const(1)])]
+    if builtin == 135:  # COMPLEX_ABS
+        return [np.abs(x)]
+    if builtin == 82:  # REDUCE_MAX
+        axes = tuple(int(a) % x.ndim for a in np.ravel(const(1)))
+        return [x.max(axis=axes, keepdims=bool(option(op, 0, "b")))]
+    if builtin == 61:  # GREATER
+        return [x > const(1)]
+    if builtin == 53:  # CAST
+        return [x.astype(np.float64 if ot.dtype == np.float32 else ot.dtype)]
+    if builtin in (42, 75, 90) and quantized:
+        raise ValueError("a quantized %s is not evaluated here" % name)
+    if builtin == 42:  # DIV
+        return [clamp_float(x / const(1), ACTIVATIONS[option(op, 0, "b")])]
+    if builtin == 75:  # SQRT
+        return [np.sqrt(x)]
+    if builtin == 90:  # FLOOR_DIV: the quotient rounded down
+        return [np.floor_divide(x, const(1)) if ot.dtype != np.float32 else np.floor(x / const(1))]
+    if builtin == 88:  # UNPACK: the slices along axis
+        axis = option(op, 1, "i") % x.ndim
+        return [np.take(x, k, axis=axis) for k in range(x.shape[axis])]
+    if builtin == 107:  # GATHER_ND: the last index axis addresses the leading axes of x
+        index = R.a64(const(1))
+        return [x[tuple(np.moveaxis(index, -1, 0))]]
+    if builtin == 73:  # LOG
+        return [np.log(x)]
     if builtin == 77:  # SHAPE
         return [np.asarray(x.shape, ot.dtype)]
     if builtin == 83:  # PACK
@@ -494,14 +533,15 @@ def evaluate_op(model, op, values, hybrid):
 
 def run(path, inputs, hybrid="float", wanted=None):
     """The model's outputs (or the tensors named in wanted, or every operator's
-    outputs when wanted is "every op") for inputs
+    outputs when wanted is "every op", complex ones left to the operators
+    that read them) for inputs
     (arrays in its input order): codes in the tensors' integer dtypes, float
     values as float64. With wanted, evaluation stops once they are known
     (e.g. before a detector's post-processing)."""
     model = Model(path)
     by_name = {t.name: i for i, t in enumerate(model.tensors)}
     if wanted == "every op":
-        targets = [t for op in model.operators for t in op.vector(2, "i")]
+        targets = [t for op in model.operators for t in op.vector(2, "i") if model.tensors[t].dtype != np.complex64]
     else:
         targets = [by_name[n] for n in wanted] if wanted else model.outputs
     values = dict(model.constants)
