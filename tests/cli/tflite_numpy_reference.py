@@ -23,9 +23,11 @@ so far (README "Coming from TensorFlow Lite"):
   (float weights, no layer norm; peepholes, CIFG, projection, clips),
   LOG, RFFT2D (numpy's FFT) and COMPLEX_ABS (complex64 tensors are
   not compared with --every_op: the operators reading them are),
-  REDUCE_MAX, GREATER, CAST, DIV, SQRT, FLOOR_DIV (float or integer);
+  REDUCE_MAX, GREATER, LESS, CAST, DIV, SQRT, FLOOR_DIV (float or integer),
+  TOPK_V2 (ties by the lower index), SCATTER_ND, NON_MAX_SUPPRESSION_V4
+  (hard NMS, as TFLite's reference NonMaxSuppression with sigma 0);
 - data movers in any dtype (integer codes as they are): GATHER, UNPACK,
-  GATHER_ND;
+  GATHER_ND, PADV2;
 - hybrid operators (float input, int8 weights): by default the float math
   of the dequantized weights (what tfpi computes); with --hybrid=tflite
   TFLite's hybrid kernels' rule (each batch's input quantized to int8:
@@ -63,10 +65,11 @@ NAMES = {0: "ADD", 1: "AVERAGE_POOL_2D", 2: "CONCATENATION", 3: "CONV_2D", 4: "D
          6: "DEQUANTIZE", 9: "FULLY_CONNECTED", 14: "LOGISTIC", 17: "MAX_POOL_2D", 18: "MUL", 21: "RELU6",
          22: "RESHAPE", 23: "RESIZE_BILINEAR", 25: "SOFTMAX", 28: "TANH", 34: "PAD", 36: "GATHER",
          37: "BATCH_TO_SPACE_ND", 38: "SPACE_TO_BATCH_ND", 39: "TRANSPOSE", 40: "MEAN", 41: "SUB", 42: "DIV",
-         44: "UNIDIRECTIONAL_SEQUENCE_LSTM", 45: "STRIDED_SLICE", 49: "SPLIT", 53: "CAST", 56: "ARG_MAX",
-         61: "GREATER", 73: "LOG", 75: "SQRT", 77: "SHAPE", 82: "REDUCE_MAX", 83: "PACK", 88: "UNPACK",
-         90: "FLOOR_DIV", 92: "SQUARE", 97: "RESIZE_NEAREST_NEIGHBOR", 107: "GATHER_ND", 114: "QUANTIZE",
-         117: "HARD_SWISH", 131: "RFFT2D", 135: "COMPLEX_ABS"}
+         44: "UNIDIRECTIONAL_SEQUENCE_LSTM", 45: "STRIDED_SLICE", 48: "TOPK_V2", 49: "SPLIT", 53: "CAST",
+         56: "ARG_MAX", 58: "LESS", 60: "PADV2", 61: "GREATER", 73: "LOG", 75: "SQRT", 77: "SHAPE",
+         82: "REDUCE_MAX", 83: "PACK", 88: "UNPACK", 90: "FLOOR_DIV", 92: "SQUARE", 97: "RESIZE_NEAREST_NEIGHBOR",
+         107: "GATHER_ND", 114: "QUANTIZE", 117: "HARD_SWISH", 120: "NON_MAX_SUPPRESSION_V4", 122: "SCATTER_ND",
+         131: "RFFT2D", 135: "COMPLEX_ABS"}
 
 
 class Tensor:
@@ -400,6 +403,28 @@ def lstm_float(model, op, values):
     return out if time_major else out.transpose(1, 0, 2)
 
 
+def non_max_suppression(boxes, scores, max_out, iou_threshold, score_threshold):
+    """NON_MAX_SUPPRESSION_V4 (hard): the boxes scoring above the threshold,
+    best first, each kept unless its IoU with a kept one reaches the
+    threshold; the kept indices padded with zeros, and their count."""
+    lo, hi = np.minimum(boxes[:, :2], boxes[:, 2:]), np.maximum(boxes[:, :2], boxes[:, 2:])
+    area = np.prod(hi - lo, axis=1)
+
+    def iou(i, j):
+        if area[i] <= 0 or area[j] <= 0:
+            return 0.0
+        inter = np.prod(np.maximum(np.minimum(hi[i], hi[j]) - np.maximum(lo[i], lo[j]), 0))
+        union = area[i] + area[j] - inter
+        return inter / union if union else 0.0
+    kept = []
+    for i in sorted(np.flatnonzero(scores > score_threshold), key=lambda i: -scores[i]):
+        if len(kept) == max_out:
+            break
+        if all(iou(i, j) < iou_threshold for j in kept):
+            kept.append(i)
+    return [np.asarray(kept + [0] * (max_out - len(kept)), np.int32), np.asarray(len(kept), np.int32)]
+
+
 def evaluate_op(model, op, values, hybrid):
     builtin, custom = model.codes[op.scalar(0, "I")]
     ins, outs = op.vector(1, "i"), op.vector(2, "i")
@@ -514,6 +539,20 @@ def evaluate_op(model, op, values, hybrid):
     if builtin == 107:  # GATHER_ND: the last index axis addresses the leading axes of x
         index = R.a64(const(1))
         return [x[tuple(np.moveaxis(index, -1, 0))]]
+    if builtin == 48:  # TOPK_V2: the k largest along the last axis, ties by the lower index
+        order = np.argsort(-x, axis=-1, kind="stable")[..., :int(const(1))]
+        return [np.take_along_axis(x, order, axis=-1), order.astype(np.int32)]
+    if builtin == 58:  # LESS
+        return [x < const(1)]
+    if builtin == 60:  # PADV2: padded with the given value
+        return [np.pad(x, [tuple(int(v) for v in p) for p in const(1)], constant_values=np.ravel(const(2))[0])]
+    if builtin == 122:  # SCATTER_ND (indices, updates, shape): updates summed into zeros
+        index, updates = R.a64(x), const(1)
+        y = np.zeros([int(v) for v in const(2)], updates.dtype)
+        np.add.at(y, tuple(np.moveaxis(index, -1, 0)), updates)
+        return [y]
+    if builtin == 120:
+        return non_max_suppression(x, const(1), int(const(2)), float(const(3)), float(const(4)))
     if builtin == 73:  # LOG
         return [np.log(x)]
     if builtin == 77:  # SHAPE
