@@ -280,63 +280,138 @@ typedef struct arith_job {
 } arith_job;
 
 #if defined(__ARM_NEON)
-/* Eight codes less their zero point, in 16 bits (uint8: -255...255). */
-static inline int16x8_t centered(const uint8_t *p, bool is_signed, int16x8_t zero)
-{
-    const uint8x8_t bytes = vld1_u8(p);
-    const int16x8_t c = is_signed ? vmovl_s8(vreinterpret_s8_u8(bytes)) : vreinterpretq_s16_u16(vmovl_u8(bytes));
-    return vsubq_s16(c, zero);
-}
-
-/* What additive_neon's lanes share: the multipliers (right shifts only)
- * and the output's offset and clamp. */
+/* ADD and SUB on NEON, sixteen codes at a time in one straight run, the
+ * same integers as the tables: an input whose multiplier is exactly 1/2
+ * (the one of the larger scale: s / (2 s)) is its code less its zero
+ * point shifted left by 19, exactly what sqrdmulh by 2^30 of the shift by
+ * 20 gives; the other input and the output shift right by at least 1
+ * after their multiply (compute/tflite_fixed_point_neon.h). The zero
+ * point is added after a saturating narrowing to int16 and the clamp is
+ * of the codes' type: sums past int16 clamp to the same code.
+ * Codes less their zero points lie in -255...255: times 32 they fit int16,
+ * and one sshll by 15 makes the shift by 20 (or 19). */
 typedef struct additive_lanes {
-    int32x4_t mantissa[3], right[3]; /* x, y, output */
-    int32x4_t offset, lo, hi;
-    int16x8_t zx, zy;
-    bool is_signed, sub;
+    int32x4_t mantissa[2], right[2]; /* the second input's, the output's */
+    int16x8_t out_zero;
+    uint8x8_t zero[2];
+    uint8x16_t lo, hi; /* the clamp, as bytes of the codes' type */
 } additive_lanes;
 
-/* Eight output codes from eight codes of x and y. */
-static inline uint8x8_t additive8(const additive_lanes *l, const uint8_t *x, const uint8_t *y)
+/* How the scaled inputs combine: their sum, or a difference. */
+enum { SUM, FIRST_LESS_SECOND, SECOND_LESS_FIRST };
+
+/* Eight codes less their zero point, in int16, times 32 (scaled) or 16. */
+static inline __attribute__((always_inline)) int16x8_t centered(uint8x8_t codes, uint8x8_t zero, bool is_signed,
+                                                                bool scaled)
 {
-    const int16x8_t cx = centered(x, l->is_signed, l->zx), cy = centered(y, l->is_signed, l->zy);
-    int32x4_t v[2];
-    for (int h = 0; h < 2; h++) {
-        const int32x4_t wx = vshlq_n_s32(vmovl_s16(h ? vget_high_s16(cx) : vget_low_s16(cx)), 20);
-        const int32x4_t wy = vshlq_n_s32(vmovl_s16(h ? vget_high_s16(cy) : vget_low_s16(cy)), 20);
-        const int32x4_t a = tp_tfl_multiply_right_x4(wx, l->mantissa[0], l->right[0]);
-        const int32x4_t b = tp_tfl_multiply_right_x4(wy, l->mantissa[1], l->right[1]);
-        const int32x4_t raw = tp_tfl_multiply_right_x4(l->sub ? vsubq_s32(a, b) : vaddq_s32(a, b), l->mantissa[2],
-                                                       l->right[2]);
-        v[h] = vminq_s32(vmaxq_s32(vaddq_s32(raw, l->offset), l->lo), l->hi);
-    }
-    /* clamped inside the type: the low bytes are the codes */
-    return vmovn_u16(vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(v[0])), vmovn_u32(vreinterpretq_u32_s32(v[1]))));
+    const int16x8_t c = is_signed ? vsubl_s8(vreinterpret_s8_u8(codes), vreinterpret_s8_u8(zero))
+                                  : vreinterpretq_s16_u16(vsubl_u8(codes, zero));
+    return scaled ? vshlq_n_s16(c, 5) : vshlq_n_s16(c, 4);
 }
 
-/* ADD and SUB of contiguous inputs, sixteen codes at a time (two
- * independent chains), the same integers as the tables and
- * quantized_value; returns how many were done (none if a multiplier
- * shifts left: one within rounding of 1). */
+/* Four output values (before the zero point) from four centered codes of
+ * each input (times 16 and 32 or 16). */
+static inline __attribute__((always_inline)) int32x4_t additive4(const additive_lanes *l, int16x4_t ca, int16x4_t cb,
+                                                                 int how, bool b_scaled)
+{
+    const int32x4_t va = vshll_n_s16(ca, 15);
+    int32x4_t vb = vshll_n_s16(cb, 15);
+    if (b_scaled)
+        vb = tp_tfl_multiply_right_x4(vb, l->mantissa[0], l->right[0]);
+    const int32x4_t sum = how == SUM ? vaddq_s32(va, vb) : how == FIRST_LESS_SECOND ? vsubq_s32(va, vb)
+                                                                                     : vsubq_s32(vb, va);
+    return tp_tfl_multiply_right_x4(sum, l->mantissa[1], l->right[1]);
+}
+
+/* Eight output values in int16, the zero point added, from eight codes of
+ * each input. */
+static inline __attribute__((always_inline)) int16x8_t additive8(const additive_lanes *l, uint8x8_t a, uint8x8_t b,
+                                                                 bool is_signed, int how, bool b_scaled)
+{
+    const int16x8_t ca = centered(a, l->zero[0], is_signed, false), cb = centered(b, l->zero[1], is_signed, b_scaled);
+    const int32x4_t lo = additive4(l, vget_low_s16(ca), vget_low_s16(cb), how, b_scaled);
+    const int32x4_t hi = additive4(l, vget_high_s16(ca), vget_high_s16(cb), how, b_scaled);
+    return vqaddq_s16(vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi)), l->out_zero);
+}
+
+/* Sixteen output codes from sixteen of each input, a halved (its
+ * multiplier 1/2), b halved or scaled by its multiplier. */
+static inline __attribute__((always_inline)) uint8x16_t additive16(const additive_lanes *l, uint8x16_t a, uint8x16_t b,
+                                                                   bool is_signed, int how, bool b_scaled)
+{
+    const int16x8_t lo = additive8(l, vget_low_u8(a), vget_low_u8(b), is_signed, how, b_scaled);
+    const int16x8_t hi = additive8(l, vget_high_u8(a), vget_high_u8(b), is_signed, how, b_scaled);
+    if (is_signed) {
+        const int8x16_t codes = vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi));
+        return vreinterpretq_u8_s8(
+            vminq_s8(vmaxq_s8(codes, vreinterpretq_s8_u8(l->lo)), vreinterpretq_s8_u8(l->hi)));
+    }
+    return vminq_u8(vmaxq_u8(vcombine_u8(vqmovun_s16(lo), vqmovun_s16(hi)), l->lo), l->hi);
+}
+
+/* The first `length` rounded down to 16 codes of a and b into out (the
+ * lanes copied in: out could alias them for all the compiler knows). */
+typedef void (*additive_fn)(const additive_lanes *l, const uint8_t *a, const uint8_t *b, uint8_t *out,
+                            int64_t length);
+#define ADDITIVE_VARIANT(NAME, SIGNED, HOW, B_SCALED) \
+    static void NAME(const additive_lanes *lanes, const uint8_t *a, const uint8_t *b, uint8_t *out, int64_t length) \
+    { \
+        const additive_lanes l = *lanes; \
+        for (int64_t i = 0; i + 16 <= length; i += 16) \
+            vst1q_u8(out + i, additive16(&l, vld1q_u8(a + i), vld1q_u8(b + i), SIGNED, HOW, B_SCALED)); \
+    }
+ADDITIVE_VARIANT(u8_sum_halves, false, SUM, false)
+ADDITIVE_VARIANT(u8_sum, false, SUM, true)
+ADDITIVE_VARIANT(u8_difference_halves, false, FIRST_LESS_SECOND, false)
+ADDITIVE_VARIANT(u8_difference, false, FIRST_LESS_SECOND, true)
+ADDITIVE_VARIANT(u8_difference_swapped, false, SECOND_LESS_FIRST, true)
+ADDITIVE_VARIANT(s8_sum_halves, true, SUM, false)
+ADDITIVE_VARIANT(s8_sum, true, SUM, true)
+ADDITIVE_VARIANT(s8_difference_halves, true, FIRST_LESS_SECOND, false)
+ADDITIVE_VARIANT(s8_difference, true, FIRST_LESS_SECOND, true)
+ADDITIVE_VARIANT(s8_difference_swapped, true, SECOND_LESS_FIRST, true)
+
+/* The variant for s's multipliers, with the lanes and whether the inputs
+ * are swapped (the halved one first); NULL where none applies (a
+ * multiplier neither 1/2 nor shifting right: a tiny one flushed to 0, an
+ * output multiplier of 1/2 or more). */
+static additive_fn additive_prepare(const arith_state *s, additive_lanes *l, bool *swapped)
+{
+    const tp_tfl_multiplier half = {1 << 30, 0};
+    bool halved[2], right[3];
+    for (int k = 0; k < 2; k++)
+        halved[k] = s->in_mult[k].mantissa == half.mantissa && s->in_mult[k].shift == half.shift;
+    right[0] = s->in_mult[0].shift < 0, right[1] = s->in_mult[1].shift < 0, right[2] = s->out_mult.shift < 0;
+    if (!right[2] || !(halved[0] || right[0]) || !(halved[1] || right[1]) || !(halved[0] || halved[1]))
+        return NULL;
+    *swapped = !halved[0];
+    const int first = *swapped ? 1 : 0;
+    const tp_tfl_multiplier m[2] = {s->in_mult[1 - first], s->out_mult};
+    for (int k = 0; k < 2; k++)
+        l->mantissa[k] = vdupq_n_s32(m[k].mantissa), l->right[k] = vdupq_n_s32(m[k].shift);
+    l->zero[0] = vdup_n_u8((uint8_t)s->zero[first]), l->zero[1] = vdup_n_u8((uint8_t)s->zero[1 - first]);
+    l->out_zero = vdupq_n_s16((int16_t)s->out_offset);
+    l->lo = vdupq_n_u8((uint8_t)s->act_min), l->hi = vdupq_n_u8((uint8_t)s->act_max);
+    static const additive_fn variants[2][3][2] = {
+        {{u8_sum_halves, u8_sum}, {u8_difference_halves, u8_difference}, {NULL, u8_difference_swapped}},
+        {{s8_sum_halves, s8_sum}, {s8_difference_halves, s8_difference}, {NULL, s8_difference_swapped}},
+    };
+    const bool second_scaled = !halved[1 - first];
+    const int how = s->op == OP_ADD ? SUM : *swapped ? SECOND_LESS_FIRST : FIRST_LESS_SECOND;
+    return variants[s->dtype == TFPI_INT8][how][second_scaled];
+}
+
+/* ADD and SUB of contiguous inputs on NEON; returns how many codes were
+ * done (a multiple of 16; none where no variant applies). */
 static int64_t additive_neon(const arith_state *s, const uint8_t *x, const uint8_t *y, uint8_t *out, int64_t length)
 {
-    const tp_tfl_multiplier m[3] = {s->in_mult[0], s->in_mult[1], s->out_mult};
-    additive_lanes l = {.offset = vdupq_n_s32(s->out_offset), .lo = vdupq_n_s32(s->act_min),
-                        .hi = vdupq_n_s32(s->act_max), .zx = vdupq_n_s16((int16_t)s->zero[0]),
-                        .zy = vdupq_n_s16((int16_t)s->zero[1]), .is_signed = s->dtype == TFPI_INT8,
-                        .sub = s->op == OP_SUB};
-    for (int k = 0; k < 3; k++) {
-        if (m[k].shift > 0)
-            return 0;
-        l.mantissa[k] = vdupq_n_s32(m[k].mantissa), l.right[k] = vdupq_n_s32(m[k].shift);
-    }
-    int64_t i = 0;
-    for (; i + 16 <= length; i += 16) {
-        const uint8x8_t lo = additive8(&l, x + i, y + i), hi = additive8(&l, x + i + 8, y + i + 8);
-        vst1q_u8(out + i, vcombine_u8(lo, hi));
-    }
-    return i;
+    additive_lanes l;
+    bool swapped;
+    const additive_fn run = additive_prepare(s, &l, &swapped);
+    if (!run)
+        return 0;
+    run(&l, swapped ? y : x, swapped ? x : y, out, length);
+    return length / 16 * 16;
 }
 #endif
 

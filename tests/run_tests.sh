@@ -14,23 +14,24 @@ QEMU=${QEMU:-}
 TEST_JOBS=${TEST_JOBS:-1}
 TEST_SKIP=${TEST_SKIP:-}
 export BIN QEMU
-# run_one NAME KIND : runs one program; its output goes to $work/NAME.log,
-# its status and seconds to $work/NAME.done (written last). The job pool
+# run_one NAME KIND : runs one program; its output goes to $work/NAME.KIND.log,
+# its status and seconds to $work/NAME.KIND.done (written last): a unit
+# program and a script may share a name. The job pool
 # calls this script back as `run_tests.sh --one NAME KIND`.
 run_one() {
     start=$(date +%s)
     if [ "$2" = cli ]; then
-        sh "tests/cli/$1.sh" >"$work/$1.log" 2>&1
+        sh "tests/cli/$1.sh" >"$work/$1.$2.log" 2>&1
         rc=$?
     elif [ -x "$BIN/tests/$1" ]; then
         # shellcheck disable=SC2086 # QEMU is a command with arguments
-        $QEMU "$BIN/tests/$1" >"$work/$1.log" 2>&1
+        $QEMU "$BIN/tests/$1" >"$work/$1.$2.log" 2>&1
         rc=$?
     else
-        echo "$BIN/tests/$1 was not built" >"$work/$1.log"
+        echo "$BIN/tests/$1 was not built" >"$work/$1.$2.log"
         rc=127
     fi
-    echo "$rc $(($(date +%s) - start))" >"$work/$1.done"
+    echo "$rc $(($(date +%s) - start))" >"$work/$1.$2.done"
 }
 if [ "${1:-}" = --one ]; then
     run_one "$2" "$3"
@@ -71,18 +72,18 @@ fi
 # Fold each program's summary into the totals, in the list's order.
 while read -r name kind; do
     if [ "$TEST_JOBS" -gt 1 ]; then
-        while [ ! -f "$work/$name.done" ] && kill -0 "$pool" 2>/dev/null; do sleep 0.2; done
+        while [ ! -f "$work/$name.$kind.done" ] && kill -0 "$pool" 2>/dev/null; do sleep 0.2; done
         # A job that never reported (its shell was killed) counts as a crash.
-        [ -f "$work/$name.done" ] || echo "137 0" >"$work/$name.done"
-        [ -f "$work/$name.log" ] || : >"$work/$name.log"
+        [ -f "$work/$name.$kind.done" ] || echo "137 0" >"$work/$name.$kind.done"
+        [ -f "$work/$name.$kind.log" ] || : >"$work/$name.$kind.log"
     else
         run_one "$name" "$kind"
     fi
     echo "== $name"
-    cat "$work/$name.log"
-    read -r rc seconds <"$work/$name.done"
+    cat "$work/$name.$kind.log"
+    read -r rc seconds <"$work/$name.$kind.done"
     echo "$seconds $name" >>"$work/times"
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/$name.log" | tail -n 1)
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/$name.$kind.log" | tail -n 1)
     if [ -z "$line" ]; then
         echo "FAIL $name: exited with status $rc and no summary line"
         failed=$((failed + 1))

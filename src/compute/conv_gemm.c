@@ -16,19 +16,32 @@ static void find_conv_rows(const void *arg, int64_t row, int rows, int64_t tap, 
     const int64_t image_pixels = p->out_h * p->out_w;
     /* Divide once, then step through the pixels of the tile. */
     int64_t batch = row / image_pixels, oy = row % image_pixels / p->out_w, ox = row % p->out_w;
+    const int64_t tap_x = p->dilation_w * p->in_c, tap_y = p->dilation_h * p->in_w * p->in_c; /* floats */
     for (int r = 0; r < rows; r++) {
         const int64_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
         const float *image = c->input + batch * p->in_h * p->in_w * p->in_c;
         int64_t ky = tap / p->window_w, kx = tap % p->window_w;
-        for (int t = 0; t < taps; t++) {
-            const int64_t iy = iy0 + ky * p->dilation_h, ix = ix0 + kx * p->dilation_w;
-            const bool inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
-            ptrs[t * TP_GEMM_MR + r] = inside ? image + (iy * p->in_w + ix) * p->in_c : c->zeros;
-            if (++kx == p->window_w) {
-                kx = 0;
-                ky++;
+        const bool window_inside = iy0 >= 0 && iy0 + (p->window_h - 1) * p->dilation_h < p->in_h && ix0 >= 0 &&
+                                   ix0 + (p->window_w - 1) * p->dilation_w < p->in_w;
+        if (window_inside) { /* most pixels: each tap a step from the last */
+            const float *tap_row = image + (iy0 * p->in_w + ix0) * p->in_c + ky * tap_y;
+            for (int t = 0; t < taps; t++) {
+                ptrs[t * TP_GEMM_MR + r] = tap_row + kx * tap_x;
+                if (++kx == p->window_w) {
+                    kx = 0;
+                    tap_row += tap_y;
+                }
             }
-        }
+        } else
+            for (int t = 0; t < taps; t++) {
+                const int64_t iy = iy0 + ky * p->dilation_h, ix = ix0 + kx * p->dilation_w;
+                const bool inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
+                ptrs[t * TP_GEMM_MR + r] = inside ? image + (iy * p->in_w + ix) * p->in_c : c->zeros;
+                if (++kx == p->window_w) {
+                    kx = 0;
+                    ky++;
+                }
+            }
         if (++ox == p->out_w) {
             ox = 0;
             if (++oy == p->out_h) {

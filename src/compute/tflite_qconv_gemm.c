@@ -3,10 +3,13 @@
  * packed once per graph, the epilogue's per-channel values) and the run,
  * cut into tasks of output rows (and of columns when rows are few) over
  * the pool. A row of A is one output pixel's taps: read in place where
- * the input already is that matrix with a depth multiple of 16 (a 1x1
- * convolution at stride 1, FULLY_CONNECTED), else gathered per task into
- * a small buffer, padding taps holding the input zero point (which then
- * contributes nothing, as a tap outside the image in TFLite). With
+ * the input already is that matrix (a 1x1 convolution at stride 1,
+ * FULLY_CONNECTED; the kernels read a row's depth rounded up to 16, the
+ * codes past it unused, so in place where those reads stay inside the
+ * input: all rows but the last few of a depth not a multiple of 16), else
+ * gathered per task into a small buffer, padding taps holding the input
+ * zero point (which then contributes nothing, as a tap outside the image
+ * in TFLite). With
  * q->sums the output is the int32 sums, not codes. */
 #include "compute/tflite_qconv.h"
 
@@ -145,13 +148,37 @@ static void gather_row(const gemm_job *job, out_pixel o, uint8_t *dst)
     memset(dst, 0, (size_t)(job->row_bytes - (dst - start)));
 }
 
+/* How many of the rows [first, first + count) are read in place: none
+ * unless A is the input, else those whose reads (the depth rounded up to
+ * 16) stay inside it: all but the last few of a depth not a multiple of
+ * 16. */
+static int64_t rows_in_place(const gemm_job *job, int64_t first, int64_t count)
+{
+    if (!job->in_place)
+        return 0;
+    const int64_t depth = job->g->depth, room = job->rows * depth - job->row_bytes;
+    const int64_t inside = room < 0 ? 0 : room / depth + 1;
+    return inside - first < 0 ? 0 : inside - first < count ? inside - first : count;
+}
+
+/* C's rows [first, first + count), columns [col_begin, col_end), from the
+ * rows of A at a (stride lda). */
+static void gemm_rows(const gemm_job *job, const uint8_t *a, int64_t lda, int64_t first, int64_t count,
+                      int64_t col_begin, int64_t col_end, int32_t *scratch)
+{
+    const int64_t n = job->q->geo.out_c;
+    tp_tfl_qgemm_run(job->g->kernel, job->packed, job->g->depth, a, lda, count, &job->out,
+                     job->output + first * n * (job->q->sums ? 4 : 1), n, col_begin, col_end, scratch);
+}
+
 static void gemm_tasks(void *arg, int64_t begin, int64_t end)
 {
     gemm_job *job = arg;
-    const int64_t n = job->q->geo.out_c;
-    uint8_t *rows = job->in_place ? NULL : malloc((size_t)(job->chunk_rows * job->row_bytes));
+    const int64_t n = job->q->geo.out_c, depth = job->g->depth;
+    const bool gathers = !job->in_place || depth % TP_TFL_QGEMM_DEPTH_STEP != 0;
+    uint8_t *rows = gathers ? malloc((size_t)(job->chunk_rows * job->row_bytes)) : NULL;
     int32_t *scratch = malloc(sizeof(int32_t) * (size_t)job->chunk_rows);
-    if ((!job->in_place && !rows) || !scratch) {
+    if ((gathers && !rows) || !scratch) {
         __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
         end = begin;
     }
@@ -161,17 +188,20 @@ static void gemm_tasks(void *arg, int64_t begin, int64_t end)
         const int64_t count = job->rows - first < job->chunk_rows ? job->rows - first : job->chunk_rows;
         const int64_t col_begin = block * job->block_cols;
         const int64_t col_end = col_begin + job->block_cols < n ? col_begin + job->block_cols : n;
-        const uint8_t *a = job->in_place ? job->input + first * job->g->depth : rows;
+        const int64_t direct = rows_in_place(job, first, count);
+        if (direct > 0)
+            gemm_rows(job, job->input + first * depth, depth, first, direct, col_begin, col_end, scratch);
+        if (direct == count)
+            continue;
         const tp_window_params *p = &job->q->geo;
-        out_pixel o = {first / p->out_w / p->out_h, first / p->out_w % p->out_h, first % p->out_w};
-        for (int64_t r = 0; !job->in_place && r < count; r++) {
+        const int64_t start = first + direct;
+        out_pixel o = {start / p->out_w / p->out_h, start / p->out_w % p->out_h, start % p->out_w};
+        for (int64_t r = 0; r < count - direct; r++) {
             gather_row(job, o, rows + r * job->row_bytes);
             if (++o.ox == p->out_w && (o.ox = 0, ++o.oy == p->out_h))
                 o.oy = 0, o.b++;
         }
-        tp_tfl_qgemm_run(job->g->kernel, job->packed, job->g->depth, a, job->in_place ? job->g->depth : job->row_bytes,
-                         count, &job->out, job->output + first * n * (job->q->sums ? 4 : 1), n, col_begin, col_end,
-                         scratch);
+        gemm_rows(job, rows, job->row_bytes, start, count - direct, col_begin, col_end, scratch);
     }
     free(rows);
     free(scratch);
@@ -191,7 +221,7 @@ bool tp_tflite_qconv_gemm_run(const tp_tflite_qconv *q, const tp_tflite_qconv_ge
     const int64_t n = p->out_c;
     gemm_job job = {.q = q, .g = g, .packed = g->packed, .input = input, .output = output,
                     .rows = p->batch * p->out_h * p->out_w, .row_bytes = tp_tfl_qgemm_row_bytes(g->depth)};
-    job.in_place = input_is_a(p) && g->depth % TP_TFL_QGEMM_DEPTH_STEP == 0;
+    job.in_place = input_is_a(p);
     void *packed_now = NULL;
     int32_t *col_term = NULL;
     if (!job.packed && !(job.packed = tp_tfl_qgemm_pack_for_graph(g->kernel, NULL, NULL, filter, g->depth, n, g->depth,

@@ -87,10 +87,12 @@ static void make_case(qcase *c, int index)
     c->stride_h = (int)uniform(1, 3), c->stride_w = (int)uniform(1, 3);
     c->dil_h = uniform(0, 4) == 0 ? 2 : 1, c->dil_w = uniform(0, 4) == 0 ? (int)uniform(2, 3) : 1;
     /* a third of the cases have the shapes of the fast paths: the GEMM's A
-     * read in place (1x1, depth a multiple of 16), 3 x 3 depthwise */
+     * read in place (1x1 at stride 1; a depth a multiple of 16, or not:
+     * then the last rows are gathered), 3 x 3 depthwise */
     const bool usual = uniform(0, 2) == 0;
     const int64_t batch = uniform(1, 2), h = uniform(1, 11), w = uniform(1, 11);
-    const int64_t in_c = usual ? (c->kind == KIND_DEPTHWISE ? uniform(16, 40) : 16 * uniform(1, 3)) : uniform(1, 40);
+    const int64_t gemm_c = uniform(0, 1) ? 16 * uniform(1, 3) : uniform(17, 40);
+    const int64_t in_c = usual ? (c->kind == KIND_DEPTHWISE ? uniform(16, 40) : gemm_c) : uniform(1, 40);
     if (c->kind == KIND_FC) {
         c->keep_num_dims = uniform(0, 1);
         c->in_ndims = c->keep_num_dims ? 3 : 2;

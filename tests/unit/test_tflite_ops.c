@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "compute/tflite_fixed_point.h"
 #include "graph_builder.h"
 #include "op_test.h"
 
@@ -69,6 +70,144 @@ static void test_add_by_hand(void)
     set_quant(n, "out", 0, 1.0f, 128);
     CHECK_TENSOR(eval(g), TFPI_UINT8, 1, dims, want);
     gb_free(g);
+}
+
+/* ADD and SUB against TFLite's rule written out here (tp_tfl_multiply of
+ * each input less its zero point shifted left by 20, the sum or difference
+ * rescaled, the output zero point, the activation's clamp): uint8 and int8,
+ * random scales (equal ones, ratios down to 1e-7, powers of two that make
+ * ties, outputs scaled so that sums saturate), zero points and activations, over every pair of codes
+ * and an odd tail (the NEON kernels' sixteen at a time, then the rest),
+ * the second input also broadcast along an odd row (of random codes); 1 and 3 threads and,
+ * on ARM, every core family. */
+enum { ADDITIVE_CASES = 40, ADDITIVE_LENGTH = 256 * 256 + 41, ADDITIVE_ROW = 37 };
+
+typedef struct additive_case {
+    bool int8, sub, broadcast;
+    float scale[3]; /* x, y, output */
+    int zero[3];
+    int act; /* NONE, RELU, RELU6, RELU_N1_TO_1 */
+} additive_case;
+
+/* The output code of codes cx and cy. */
+static int32_t additive_want(const additive_case *c, int32_t cx, int32_t cy)
+{
+    const double twice = 2.0 * (double)fmaxf(c->scale[0], c->scale[1]);
+    tp_tfl_multiplier mx = {0, 0}, my = mx, mo = mx;
+    CHECK(tp_tfl_quantize_multiplier((double)c->scale[0] / twice, &mx) &&
+          tp_tfl_quantize_multiplier((double)c->scale[1] / twice, &my) &&
+          tp_tfl_quantize_multiplier(twice / ((double)(1 << 20) * (double)c->scale[2]), &mo));
+    const int32_t a = tp_tfl_multiply((cx - c->zero[0]) * (1 << 20), mx);
+    const int32_t b = tp_tfl_multiply((cy - c->zero[1]) * (1 << 20), my);
+    int32_t v = tp_tfl_multiply(c->sub ? a - b : a + b, mo) + c->zero[2];
+    int32_t lo = c->int8 ? -128 : 0, hi = c->int8 ? 127 : 255;
+    const float so = c->scale[2];
+    if (c->act == 1 || c->act == 2)
+        lo = lo > c->zero[2] ? lo : c->zero[2];
+    if (c->act == 2)
+        hi = hi < c->zero[2] + (int32_t)roundf(6.0f / so) ? hi : c->zero[2] + (int32_t)roundf(6.0f / so);
+    if (c->act == 3) {
+        const int32_t l1 = c->zero[2] + (int32_t)roundf(-1.0f / so), h1 = c->zero[2] + (int32_t)roundf(1.0f / so);
+        lo = lo > l1 ? lo : l1, hi = hi < h1 ? hi : h1;
+    }
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static void random_additive_case(additive_case *c, int i)
+{
+    c->int8 = i % 2, c->sub = (i / 2) % 2, c->broadcast = i % 5 == 4, c->act = (i / 4) % 4;
+    /* equal scales, a ratio near 1, a wide one; powers of two (whose exact
+     * products make ties in every rounding) */
+    const int kind = (i / 3) % 4;
+    if (kind == 3) {
+        c->scale[0] = ldexpf(1.0f, -(int)op_random(0.0f, 10.0f));
+        c->scale[1] = ldexpf(c->scale[0], (int)op_random(-6.0f, 6.0f));
+        c->scale[2] = ldexpf(fmaxf(c->scale[0], c->scale[1]), (int)op_random(-5.0f, 4.0f));
+    } else {
+        c->scale[0] = powf(10.0f, op_random(-3.0f, 0.0f));
+        const float ratio = kind == 0 ? 1.0f : kind == 1 ? op_random(0.5f, 2.0f) : powf(10.0f, op_random(-7.0f, 1.0f));
+        c->scale[1] = c->scale[0] * ratio;
+        /* the output scale from 1/64 (sums saturate) to 16 times the larger input's */
+        c->scale[2] = fmaxf(c->scale[0], c->scale[1]) * powf(2.0f, op_random(-6.0f, 4.0f));
+    }
+    for (int k = 0; k < 3; k++)
+        c->zero[k] = (int)op_random(0.0f, 255.99f) - (c->int8 ? 128 : 0);
+}
+
+static void check_additive_case(const additive_case *c, int id, const uint8_t *x, const uint8_t *y)
+{
+    if (c->broadcast)
+        y += 256 * 256; /* the random tail */
+    static const char *const acts[] = {"NONE", "RELU", "RELU6", "RELU_N1_TO_1"};
+    const tfpi_dtype t = c->int8 ? TFPI_INT8 : TFPI_UINT8;
+    const int64_t rows = ADDITIVE_LENGTH / ADDITIVE_ROW;
+    const int64_t flat[1] = {ADDITIVE_LENGTH}, matrix[2] = {rows, ADDITIVE_ROW}, row[1] = {ADDITIVE_ROW};
+    const int64_t count = c->broadcast ? rows * ADDITIVE_ROW : ADDITIVE_LENGTH;
+    gb_graph *g = gb_new();
+    gb_placeholder(g, "x", t, c->broadcast ? matrix : flat, c->broadcast ? 2 : 1);
+    gb_placeholder(g, "y", t, c->broadcast ? row : flat, 1);
+    Tfpi__NodeDef *n = gb_node(g, c->sub ? "SUB" : "ADD", "out", "x", "y", NULL);
+    gd_attr_set_string(n, "fused_activation_function", acts[c->act]);
+    for (int k = 0; k < 2; k++)
+        set_quant(n, "in", k, c->scale[k], c->zero[k]);
+    set_quant(n, "out", 0, c->scale[2], c->zero[2]);
+    tfpi_tensor *feeds[2] = {op_tensor(t, c->broadcast ? matrix : flat, c->broadcast ? 2 : 1, x),
+                             op_tensor(t, c->broadcast ? row : flat, 1, y)};
+    const char *const names[2] = {"x", "y"}, *fetch = "out";
+    int16_t *want = malloc(256 * 256 * sizeof *want); /* [x code byte][y code byte] */
+    for (int i = 0; i < 256 * 256; i++)
+        want[i] = (int16_t)additive_want(c, c->int8 ? (int8_t)(i >> 8) : i >> 8, c->int8 ? (int8_t)i : i & 255);
+    static const char *const families[] = {"generic", "a53", "a72", "a76"};
+#if defined(__arm__) || defined(__aarch64__)
+    const int num_families = 4;
+#else
+    const int num_families = 1;
+#endif
+    for (int fam = 0; fam < num_families; fam++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            setenv("TFPI_CPU", families[fam], 1);
+            tfpi_tensor *out = NULL;
+            tfpi_status status;
+            const tfpi_code code = op_run_graph(g, 2, names, feeds, 1, &fetch, &out, threads, &status);
+            CHECK_MSG(code == TFPI_OK, "case %d: %s", id, status.message);
+            int64_t bad = -1;
+            int32_t got = 0, expected = 0;
+            for (int64_t i = 0; code == TFPI_OK && i < count && bad < 0; i++) {
+                const int64_t j = c->broadcast ? i % ADDITIVE_ROW : i;
+                got = c->int8 ? ((const int8_t *)tfpi_tensor_data(out))[i] : ((const uint8_t *)tfpi_tensor_data(out))[i];
+                expected = want[x[i] * 256 + y[j]];
+                if (got != expected)
+                    bad = i;
+            }
+            CHECK_MSG(bad < 0,
+                      "case %d (%s %s, scales %g %g %g, zero points %d %d %d, %s%s, cpu %s, %d threads): "
+                      "output %lld is %d, want %d",
+                      id, c->sub ? "SUB" : "ADD", c->int8 ? "int8" : "uint8", (double)c->scale[0],
+                      (double)c->scale[1], (double)c->scale[2], c->zero[0], c->zero[1], c->zero[2], acts[c->act],
+                      c->broadcast ? ", broadcast" : "", families[fam], threads, (long long)bad, got, expected);
+            tfpi_tensor_free(out);
+        }
+    unsetenv("TFPI_CPU");
+    free(want);
+    tfpi_tensor_free(feeds[0]);
+    tfpi_tensor_free(feeds[1]);
+    gb_free(g);
+}
+
+static void test_additive_matches_c_rule(void)
+{
+    uint8_t *x = malloc(ADDITIVE_LENGTH), *y = malloc(ADDITIVE_LENGTH);
+    for (int64_t i = 0; i < ADDITIVE_LENGTH; i++) { /* every pair of codes, then random ones */
+        x[i] = i < 65536 ? (uint8_t)i : (uint8_t)op_random(0.0f, 255.99f);
+        y[i] = i < 65536 ? (uint8_t)(i >> 8) : (uint8_t)op_random(0.0f, 255.99f);
+    }
+    for (int i = 0; i < ADDITIVE_CASES; i++) {
+        additive_case c;
+        random_additive_case(&c, i);
+        check_additive_case(&c, i, x, y);
+    }
+    free(x);
+    free(y);
 }
 
 /* QUANTIZE uint8 -> int8 at one scale: code - 128; to half the scale: the
@@ -556,6 +695,7 @@ static void test_hostile_comparison(void)
 int main(void)
 {
     RUN(test_add_by_hand);
+    RUN(test_additive_matches_c_rule);
     RUN(test_requantize_by_hand);
     RUN(test_hostile_binary);
     RUN(test_output_past_budget);
