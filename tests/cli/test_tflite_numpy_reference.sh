@@ -64,7 +64,9 @@ if [ -z "${TFPI_TFLITE_MODELS:-}" ]; then
     exit
 fi
 # Public models: DIR/<short>/<file>, then the chain's flags (a detector's
-# tensors before TFLite_Detection_PostProcess, which the chain lacks) and
+# tensors before TFLite_Detection_PostProcess, which the chain lacks; a
+# YOLO's head, top-k, NMS and detections: its SiLU sigmoids carry its
+# convolutions' float32 rounding to 2.4e-5 of their own scale) and
 # pixels=255 for a float image input taking 0..255 (the U-Net's own
 # normalization; 0..1 otherwise).
 while read -r short file flags; do
@@ -134,5 +136,13 @@ ssd_fish_cmpss detect.tflite --output=Squeeze --output=convert_scores
 ssd_pet detect.tflite --output=Squeeze --output=convert_scores
 ssd_mnv1_uint8_aryan detect.tflite --every_op
 ssd_trash detect.tflite --every_op
+lstm_mnist_float trained_lstm.tflite --every_op
+keras_lstm_ptq keras_lstm_mnist_ptq.tflite --every_op
+lstm_mnist_int8 trained_lstm_int8.tflite --every_op
+kws_lstm_xtensa micro_speech_lstm.tflite --every_op
+dtln_ns dtln_noise_suppression.tflite --every_op
+yamnet_float yamnet.tflite --every_op
+yolov8n_int8_beng yolov8n_int8.tflite --output=model_8/tf.compat.v1.transpose_81/transpose --output=model_8/tf.compat.v1.gather_2/GatherV2 --output=model_8/tf.math.multiply_261/Mul --output=model_8/tf.math.top_k/TopKV21 --output=model_8/nms_layer/non_max_suppression/NonMaxSuppressionV4 --output=model_8/nms_layer/non_max_suppression/NonMaxSuppressionV41 --output=Identity
+movenet_lightning_int8 lite-model_movenet_singlepose_lightning_tflite_int8_4.tflite --every_op
 EOM
 cli_summary

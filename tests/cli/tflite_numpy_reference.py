@@ -15,9 +15,19 @@ so far (README "Coming from TensorFlow Lite"):
   in double), ADD, SUB, MUL, MEAN, SOFTMAX, LOGISTIC, TANH, RELU6,
   HARD_SWISH, AVERAGE_POOL_2D, MAX_POOL_2D, CONCATENATION, RESIZE_BILINEAR,
   RESIZE_NEAREST_NEIGHBOR, PAD, ARG_MAX and the data movers below;
+  UNIDIRECTIONAL_SEQUENCE_LSTM in the 8x8_16 rule (tflite_lstm8.py's
+  reference, fed the operator's tensors and intermediates);
 - float32 (float64 arithmetic) and float16 weights through DEQUANTIZE: the
   same plus SQUARE, SHAPE, PACK, STRIDED_SLICE, SPACE_TO_BATCH_ND,
-  BATCH_TO_SPACE_ND, RESHAPE, SPLIT, TRANSPOSE;
+  BATCH_TO_SPACE_ND, RESHAPE, SPLIT, TRANSPOSE, UNIDIRECTIONAL_SEQUENCE_LSTM
+  (float weights, no layer norm; peepholes, CIFG, projection, clips),
+  LOG, RFFT2D (numpy's FFT) and COMPLEX_ABS (complex64 tensors are
+  not compared with --every_op: the operators reading them are),
+  REDUCE_MAX, GREATER, LESS, CAST, DIV, SQRT, FLOOR_DIV (float or integer),
+  TOPK_V2 (ties by the lower index), SCATTER_ND, NON_MAX_SUPPRESSION_V4
+  (hard NMS, as TFLite's reference NonMaxSuppression with sigma 0);
+- data movers in any dtype (integer codes as they are): GATHER, UNPACK,
+  GATHER_ND, PADV2;
 - hybrid operators (float input, int8 weights): by default the float math
   of the dequantized weights (what tfpi computes); with --hybrid=tflite
   TFLite's hybrid kernels' rule (each batch's input quantized to int8:
@@ -43,17 +53,23 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tflite_int_rules as R  # noqa: E402
+import tflite_lstm8  # noqa: E402
 import tflite_ops_reference as O  # noqa: E402
 from tflite_file import Table  # noqa: E402
 
 F32 = np.float32
-DTYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16, 9: np.int8}
+DTYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16,
+          8: np.complex64, 9: np.int8}
 ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
 NAMES = {0: "ADD", 1: "AVERAGE_POOL_2D", 2: "CONCATENATION", 3: "CONV_2D", 4: "DEPTHWISE_CONV_2D",
          6: "DEQUANTIZE", 9: "FULLY_CONNECTED", 14: "LOGISTIC", 17: "MAX_POOL_2D", 18: "MUL", 21: "RELU6",
-         22: "RESHAPE", 23: "RESIZE_BILINEAR", 25: "SOFTMAX", 28: "TANH", 34: "PAD", 37: "BATCH_TO_SPACE_ND",
-         38: "SPACE_TO_BATCH_ND", 39: "TRANSPOSE", 40: "MEAN", 41: "SUB", 45: "STRIDED_SLICE", 49: "SPLIT", 56: "ARG_MAX",
-         77: "SHAPE", 83: "PACK", 92: "SQUARE", 97: "RESIZE_NEAREST_NEIGHBOR", 114: "QUANTIZE", 117: "HARD_SWISH"}
+         22: "RESHAPE", 23: "RESIZE_BILINEAR", 25: "SOFTMAX", 28: "TANH", 34: "PAD", 36: "GATHER",
+         37: "BATCH_TO_SPACE_ND", 38: "SPACE_TO_BATCH_ND", 39: "TRANSPOSE", 40: "MEAN", 41: "SUB", 42: "DIV",
+         44: "UNIDIRECTIONAL_SEQUENCE_LSTM", 45: "STRIDED_SLICE", 48: "TOPK_V2", 49: "SPLIT", 53: "CAST",
+         56: "ARG_MAX", 58: "LESS", 60: "PADV2", 61: "GREATER", 73: "LOG", 75: "SQRT", 77: "SHAPE",
+         82: "REDUCE_MAX", 83: "PACK", 88: "UNPACK", 90: "FLOOR_DIV", 92: "SQUARE", 97: "RESIZE_NEAREST_NEIGHBOR",
+         107: "GATHER_ND", 114: "QUANTIZE", 117: "HARD_SWISH", 120: "NON_MAX_SUPPRESSION_V4", 122: "SCATTER_ND",
+         131: "RFFT2D", 135: "COMPLEX_ABS"}
 
 
 class Tensor:
@@ -309,6 +325,106 @@ def float_resize_bilinear(x, oh, ow, align, half):
             g(y0, x1) * (1 - dy) * dx + g(y1, x1) * dy * dx)
 
 
+# ---- UNIDIRECTIONAL_SEQUENCE_LSTM (inputs as in TFLite's lstm_shared.h) -----------------------
+
+def lstm_integer(model, op, values):
+    """The fully integer (8x8_16) LSTM: the case tflite_lstm8.reference
+    evaluates, read from the operator's tensors and intermediates."""
+    ins, inter = op.vector(1, "i"), op.vector(8, "i")
+    present = lambda k: len(ins) > k and ins[k] >= 0  # noqa: E731
+    t = lambda k: model.tensors[ins[k]]  # noqa: E731
+    one_scale = lambda k: t(k).scales[0] if present(k) else 1.0  # noqa: E731
+    for k in range(1, 24):
+        if present(k) and len(t(k).scales) > 1:
+            raise ValueError("UNIDIRECTIONAL_SEQUENCE_LSTM with per-channel weights is not evaluated here")
+    c = {"cifg": not present(1), "peephole": present(10), "projection": present(16), "layer_norm": present(21),
+         "time_major": bool(option(op, 3, "b")), "x": values[ins[0]],
+         "n_cell": t(2).shape[0], "n_out": t(18).shape[-1],
+         "in_q": t(0).q, "out_q": t(18).q, "cell_scale": t(19).scales[0],
+         "cell_clip": option(op, 1, "f", 0.0), "proj_clip": option(op, 2, "f", 0.0),
+         "wx_s": [one_scale(1 + g) for g in range(4)], "wh_s": [one_scale(5 + g) for g in range(4)],
+         "wx": [values.get(ins[1 + g]) for g in range(4)], "wh": [values.get(ins[5 + g]) for g in range(4)],
+         "b": [values.get(ins[12 + g]) if present(12 + g) else np.zeros(t(2).shape[0], np.int32) for g in range(4)],
+         "p_s": [one_scale(9 + (2 if g == 3 else g)) if g != 2 else 1.0 for g in range(4)],
+         "p": [values.get(ins[9 + (2 if g == 3 else g)]) if g != 2 else None for g in range(4)],
+         "ln_s": [one_scale(20 + g) for g in range(4)], "ln": [values.get(ins[20 + g]) for g in range(4)],
+         "pw_s": one_scale(16), "pw": values.get(ins[16]) if present(16) else None,
+         "pb": values.get(ins[17]) if present(17) else None}
+    quant = [model.tensors[i] if i >= 0 else None for i in inter]
+    if len(quant) != 5 or quant[4] is None or not quant[4].scales:
+        raise ValueError("an integer UNIDIRECTIONAL_SEQUENCE_LSTM without its five intermediates")
+    c["im_scale"] = [q.scales[0] if q is not None and q.scales else 2.0**-12 for q in quant]
+    c["im_zp"] = [int(q.zero_points[0]) if q is not None and q.zero_points else 0 for q in quant]
+    return tflite_lstm8.reference(c)
+
+
+def lstm_float(model, op, values):
+    """The float LSTM (float64 here): gates from the input and the previous
+    output (plus peepholes), the cell kept by the forget gate, the output
+    gate times the activation of the cell, then the optional projection;
+    the states start at zero."""
+    ins = op.vector(1, "i")
+    present = lambda k: len(ins) > k and ins[k] >= 0  # noqa: E731
+    weight = lambda k: values[ins[k]].astype(np.float64) if present(k) else None  # noqa: E731
+    if any(model.tensors[ins[k]].quantized for k in range(1, 17) if present(k)) or present(20) or present(21):
+        raise ValueError("a hybrid or layer-normalised float UNIDIRECTIONAL_SEQUENCE_LSTM is not evaluated here")
+    act = {0: lambda v: v, 1: lambda v: np.maximum(v, 0), 3: lambda v: np.clip(v, 0, 6),
+           4: np.tanh}.get(option(op, 0, "b"))
+    if act is None:
+        raise ValueError("UNIDIRECTIONAL_SEQUENCE_LSTM activation %d is not evaluated here" % option(op, 0, "b"))
+    sigmoid = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    cell_clip, proj_clip = option(op, 1, "f", 0.0), option(op, 2, "f", 0.0)
+    time_major = bool(option(op, 3, "b"))
+    xs = values[ins[0]].astype(np.float64)
+    xs = xs if time_major else xs.transpose(1, 0, 2)
+    wx, wh, b = [weight(1 + g) for g in range(4)], [weight(5 + g) for g in range(4)], [weight(12 + g) for g in range(4)]
+    peep = {0: weight(9), 1: weight(10), 3: weight(11)}
+    proj_w, proj_b = weight(16), weight(17)
+    h = np.zeros((xs.shape[1], model.tensors[ins[18]].shape[-1]))
+    cell = np.zeros((xs.shape[1], wx[1].shape[0]))
+
+    def gate(g, x, c):
+        y = x @ wx[g].T + h @ wh[g].T + (b[g] if b[g] is not None else 0)
+        return y + peep[g] * c if g in peep and peep[g] is not None else y
+    out = []
+    for x in xs:
+        f = sigmoid(gate(1, x, cell))
+        i = 1 - f if wx[0] is None else sigmoid(gate(0, x, cell))
+        cell = f * cell + i * act(gate(2, x, cell))
+        if cell_clip > 0:
+            cell = np.clip(cell, -cell_clip, cell_clip)
+        h = sigmoid(gate(3, x, cell)) * act(cell)
+        if proj_w is not None:
+            h = h @ proj_w.T + (proj_b if proj_b is not None else 0)
+            if proj_clip > 0:
+                h = np.clip(h, -proj_clip, proj_clip)
+        out.append(h)
+    out = np.stack(out)
+    return out if time_major else out.transpose(1, 0, 2)
+
+
+def non_max_suppression(boxes, scores, max_out, iou_threshold, score_threshold):
+    """NON_MAX_SUPPRESSION_V4 (hard): the boxes scoring above the threshold,
+    best first, each kept unless its IoU with a kept one reaches the
+    threshold; the kept indices padded with zeros, and their count."""
+    lo, hi = np.minimum(boxes[:, :2], boxes[:, 2:]), np.maximum(boxes[:, :2], boxes[:, 2:])
+    area = np.prod(hi - lo, axis=1)
+
+    def iou(i, j):
+        if area[i] <= 0 or area[j] <= 0:
+            return 0.0
+        inter = np.prod(np.maximum(np.minimum(hi[i], hi[j]) - np.maximum(lo[i], lo[j]), 0))
+        union = area[i] + area[j] - inter
+        return inter / union if union else 0.0
+    kept = []
+    for i in sorted(np.flatnonzero(scores > score_threshold), key=lambda i: -scores[i]):
+        if len(kept) == max_out:
+            break
+        if all(iou(i, j) < iou_threshold for j in kept):
+            kept.append(i)
+    return [np.asarray(kept + [0] * (max_out - len(kept)), np.int32), np.asarray(len(kept), np.int32)]
+
+
 def evaluate_op(model, op, values, hybrid):
     builtin, custom = model.codes[op.scalar(0, "I")]
     ins, outs = op.vector(1, "i"), op.vector(2, "i")
@@ -324,6 +440,8 @@ def evaluate_op(model, op, values, hybrid):
         if quantized:
             return [quantized_conv(model, builtin, op, ins, outs[0], values)]
         return [float_conv(model, builtin, op, ins, outs[0], values, hybrid)]
+    if builtin == 44:
+        return [lstm_integer(model, op, values) if quantized else lstm_float(model, op, values)]
     if builtin == 114:  # QUANTIZE
         if it.quantized:
             return [O.ref_requantize(x, it.q, ot.q, ot.dtype)]
@@ -392,6 +510,51 @@ def evaluate_op(model, op, values, hybrid):
         return [x.reshape(shape)]
     if builtin == 39:  # TRANSPOSE
         return [np.transpose(x, [int(v) for v in np.ravel(const(1))])]
+    if builtin == 36:  # GATHER: the rows of x along axis that the indices name (batch_dims 0)
+        if option(op, 1, "i"):
+            raise ValueError("GATHER with batch_dims is not evaluated here")
+        return [np.take(x, R.a64(const(1)), axis=option(op, 0, "i") % x.ndim)]
+    if builtin == 131:  # RFFT2D: the last two axes cropped or zero-padded to fft_length
+        return [np.fft.rfft2(x.astype(np.float64), s=[int(v) for v in const(1)])]
+    if builtin == 135:  # COMPLEX_ABS
+        return [np.abs(x)]
+    if builtin == 82:  # REDUCE_MAX
+        axes = tuple(int(a) % x.ndim for a in np.ravel(const(1)))
+        return [x.max(axis=axes, keepdims=bool(option(op, 0, "b")))]
+    if builtin == 61:  # GREATER
+        return [x > const(1)]
+    if builtin == 53:  # CAST
+        return [x.astype(np.float64 if ot.dtype == np.float32 else ot.dtype)]
+    if builtin in (42, 75, 90) and quantized:
+        raise ValueError("a quantized %s is not evaluated here" % name)
+    if builtin == 42:  # DIV
+        return [clamp_float(x / const(1), ACTIVATIONS[option(op, 0, "b")])]
+    if builtin == 75:  # SQRT
+        return [np.sqrt(x)]
+    if builtin == 90:  # FLOOR_DIV: the quotient rounded down
+        return [np.floor_divide(x, const(1)) if ot.dtype != np.float32 else np.floor(x / const(1))]
+    if builtin == 88:  # UNPACK: the slices along axis
+        axis = option(op, 1, "i") % x.ndim
+        return [np.take(x, k, axis=axis) for k in range(x.shape[axis])]
+    if builtin == 107:  # GATHER_ND: the last index axis addresses the leading axes of x
+        index = R.a64(const(1))
+        return [x[tuple(np.moveaxis(index, -1, 0))]]
+    if builtin == 48:  # TOPK_V2: the k largest along the last axis, ties by the lower index
+        order = np.argsort(-x, axis=-1, kind="stable")[..., :int(const(1))]
+        return [np.take_along_axis(x, order, axis=-1), order.astype(np.int32)]
+    if builtin == 58:  # LESS
+        return [x < const(1)]
+    if builtin == 60:  # PADV2: padded with the given value
+        return [np.pad(x, [tuple(int(v) for v in p) for p in const(1)], constant_values=np.ravel(const(2))[0])]
+    if builtin == 122:  # SCATTER_ND (indices, updates, shape): updates summed into zeros
+        index, updates = R.a64(x), const(1)
+        y = np.zeros([int(v) for v in const(2)], updates.dtype)
+        np.add.at(y, tuple(np.moveaxis(index, -1, 0)), updates)
+        return [y]
+    if builtin == 120:
+        return non_max_suppression(x, const(1), int(const(2)), float(const(3)), float(const(4)))
+    if builtin == 73:  # LOG
+        return [np.log(x)]
     if builtin == 77:  # SHAPE
         return [np.asarray(x.shape, ot.dtype)]
     if builtin == 83:  # PACK
@@ -409,14 +572,15 @@ def evaluate_op(model, op, values, hybrid):
 
 def run(path, inputs, hybrid="float", wanted=None):
     """The model's outputs (or the tensors named in wanted, or every operator's
-    outputs when wanted is "every op") for inputs
+    outputs when wanted is "every op", complex ones left to the operators
+    that read them) for inputs
     (arrays in its input order): codes in the tensors' integer dtypes, float
     values as float64. With wanted, evaluation stops once they are known
     (e.g. before a detector's post-processing)."""
     model = Model(path)
     by_name = {t.name: i for i, t in enumerate(model.tensors)}
     if wanted == "every op":
-        targets = [t for op in model.operators for t in op.vector(2, "i")]
+        targets = [t for op in model.operators for t in op.vector(2, "i") if model.tensors[t].dtype != np.complex64]
     else:
         targets = [by_name[n] for n in wanted] if wanted else model.outputs
     values = dict(model.constants)
